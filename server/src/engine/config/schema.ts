@@ -1,0 +1,80 @@
+/**
+ * The one configuration schema (zod). `.quarry/config.yml`, the user-level file and VS Code's `quarry.*`
+ * settings all map onto it; defaults come from the seeds.
+ */
+import { z } from 'zod';
+
+export const DiscoveryConfigSchema = z
+  .object({
+    /** Files larger than this are skipped (reason `too-large`). */
+    maxFileSizeBytes: z.number().int().positive().default(1_048_576),
+    /** Extra extensions to index, mapped to a language id (`{".tpl": "text"}`). */
+    extraExtensions: z.record(z.string().regex(/^\.[^./\\]+$/, 'an extension starting with a dot, like ".tpl"'), z.string()).default({}),
+    /** Hidden directories that are still walked (tooling folders). */
+    allowedHiddenDirs: z.array(z.string()).default(['.github', '.gitlab', '.circleci', '.vscode', '.devcontainer', '.husky', '.storybook', '.config', '.ci']),
+    /** Extra gitignore-style patterns to exclude, on top of .gitignore. */
+    exclude: z.array(z.string()).default([]),
+    /** Honour .gitignore, .git/info/exclude and git's global excludes file. */
+    respectGitignore: z.boolean().default(true),
+    /** Never index likely secrets (.env*, private keys, credential files). */
+    excludeSecrets: z.boolean().default(true),
+    /** gitignore-style patterns treated as secrets. */
+    secretPatterns: z
+      .array(z.string())
+      .default([
+        '.env', '.env.*', '*.env', '*.pem', '*.key', '*.p12', '*.pfx', '*.jks', '*.keystore', 'id_rsa*', 'id_dsa*', 'id_ecdsa*',
+        'id_ed25519*', '.netrc', '.npmrc', '.pypirc', '.git-credentials', 'credentials', 'credentials.json', '*.credentials',
+        'secrets.yml', 'secrets.yaml', 'secrets.json', '.htpasswd', '*.kdbx', 'service-account*.json',
+      ]),
+    /** A line longer than this in a file with few lines marks it as minified. */
+    minifiedLineLength: z.number().int().positive().default(1000),
+    /** Follow symbolic links that stay inside the workspace. */
+    followSymlinks: z.boolean().default(true),
+  })
+  .strict();
+
+export const ChunkingConfigSchema = z
+  .object({
+    /** Chunks below this many tokens merge with small neighbours. */
+    minTokens: z.number().int().positive().default(200),
+    /** Target upper size; merging stops here. */
+    targetTokens: z.number().int().positive().default(800),
+    /** Hard maximum (FR-039): larger syntactic units are split at statement boundaries. */
+    maxTokens: z.number().int().positive().default(4000),
+  })
+  .strict();
+
+export const Bm25ConfigSchema = z
+  .object({
+    k1: z.number().min(0).max(10).default(1.5),
+    b: z.number().min(0).max(1).default(0.75),
+    /** Per-field weights (symbol names and path above body text). */
+    fieldWeights: z
+      .object({
+        symbol: z.number().min(0).default(3.0),
+        ident: z.number().min(0).default(1.5),
+        body: z.number().min(0).default(1.0),
+        path: z.number().min(0).default(1.5),
+        doc: z.number().min(0).default(1.2),
+      })
+      .strict()
+      .default({ symbol: 3.0, ident: 1.5, body: 1.0, path: 1.5, doc: 1.2 }),
+  })
+  .strict();
+
+export const QuarryConfigSchema = z
+  .object({
+    discovery: DiscoveryConfigSchema.default(DiscoveryConfigSchema.parse({})),
+    chunking: ChunkingConfigSchema.default(ChunkingConfigSchema.parse({})),
+    bm25: Bm25ConfigSchema.default(Bm25ConfigSchema.parse({})),
+  })
+  .strict();
+
+export type QuarryConfig = z.infer<typeof QuarryConfigSchema>;
+export type DiscoveryConfig = z.infer<typeof DiscoveryConfigSchema>;
+export type ChunkingConfig = z.infer<typeof ChunkingConfigSchema>;
+export type Bm25Config = z.infer<typeof Bm25ConfigSchema>;
+
+export function defaultConfig(): QuarryConfig {
+  return QuarryConfigSchema.parse({});
+}

@@ -1,0 +1,133 @@
+/**
+ * The engine's shared data types. Every layer (discovery → chunking → store → retrieval → ranking)
+ * speaks these; no transport (LSP, MCP, CLI, HTTP) types appear here.
+ */
+
+/** Finer syntactic kinds produced by the chunkers. */
+export type ChunkKind =
+  | 'function'
+  | 'method'
+  | 'constructor'
+  | 'class'
+  | 'struct'
+  | 'enum'
+  | 'interface'
+  | 'protocol'
+  | 'trait'
+  | 'extension'
+  | 'impl'
+  | 'type_alias'
+  | 'module'
+  | 'namespace'
+  | 'variable'
+  /** Top-level code that is not a definition (imports, statements, merged small neighbours). */
+  | 'code'
+  /** A window of a file that has no grammar (line/paragraph-aware text chunker). */
+  | 'text'
+  /** A Markdown heading section. */
+  | 'section';
+
+export const CHUNK_KINDS: readonly ChunkKind[] = [
+  'function', 'method', 'constructor', 'class', 'struct', 'enum', 'interface', 'protocol', 'trait',
+  'extension', 'impl', 'type_alias', 'module', 'namespace', 'variable', 'code', 'text', 'section',
+];
+
+/** Kinds that declare a type (seed 000: "type declaration"). */
+export const TYPE_DECLARATION_KINDS: ReadonlySet<ChunkKind> = new Set<ChunkKind>([
+  'class', 'struct', 'enum', 'interface', 'protocol', 'trait', 'extension', 'impl', 'type_alias',
+]);
+
+/** Seed 002's SemanticClass tiers (the ones a chunk-level classifier can assign). */
+export type SemanticClass =
+  | 'DEFINITION_CALLABLE'
+  | 'DEFINITION_TYPE'
+  | 'DEFINITION_DATA'
+  | 'DEFINITION_TEST'
+  | 'BOUNDARY_MODULE'
+  | 'BOUNDARY_ERROR'
+  | 'BOUNDARY_RESOURCE'
+  | 'DOCUMENTATION_STRUCTURED'
+  | 'FLOW_BRANCHING'
+  | 'FLOW_ITERATION'
+  | 'FLOW_CONTROL'
+  | 'FLOW_ASYNC'
+  | 'OPERATION_INVOCATION'
+  | 'OPERATION_DATA'
+  | 'OPERATION_OPERATOR'
+  | 'EXPRESSION_ANONYMOUS';
+
+/** How a chunk was produced. */
+export type ChunkSource = 'ast' | 'text' | 'markdown';
+
+/** One searchable unit of a file. */
+export interface Chunk {
+  /** Stable id: derived from path, kind, qualified symbol and an ordinal (not from line numbers). */
+  id: string;
+  /** Workspace-relative path with forward slashes. */
+  path: string;
+  /** Language id from the language registry (e.g. `typescript`, `python`, `markdown`, `text`). */
+  language: string;
+  kind: ChunkKind;
+  /** Qualified symbol name, e.g. `AuthMiddleware.validate`; '' when the chunk defines nothing. */
+  symbol: string;
+  /** Short name of the main symbol (`validate`); '' when none. */
+  name: string;
+  /** Qualified name of the enclosing container (`AuthMiddleware`); '' at top level. */
+  container: string;
+  /** Every name the chunk defines (main symbol first; members for declaration chunks). */
+  symbols: string[];
+  /** Identifiers the chunk references (deduplicated, in first-seen order, capped). */
+  references: string[];
+  /** Supertypes / protocols / traits / interfaces the chunk's type conforms to (bare names). */
+  conformances: string[];
+  /** Doc comment or docstring, cleaned of comment markers; '' when none. */
+  doc: string;
+  /** The declaration's signature line(s) without the body; '' when not applicable. */
+  signature: string;
+  /** 1-based inclusive line range. */
+  startLine: number;
+  endLine: number;
+  /** Byte offsets into the UTF-8 file (end exclusive). */
+  startByte: number;
+  endByte: number;
+  /** The chunk text (what is shown and searched). */
+  content: string;
+  semanticClass: SemanticClass;
+  /** Tokens in `content` (cl100k-compatible count, see tokenize/tokenCount.ts). */
+  tokenCount: number;
+  /** sha256 of `content`, hex. */
+  contentHash: string;
+  source: ChunkSource;
+}
+
+/** A file accepted by discovery. */
+export interface DiscoveredFile {
+  /** Workspace-relative path with forward slashes. */
+  path: string;
+  /** Absolute path on disk. */
+  absPath: string;
+  language: string;
+  size: number;
+  /** Modification time, ms since epoch. */
+  mtimeMs: number;
+}
+
+/** Why discovery did not index a file. */
+export type SkipReason =
+  | 'gitignored'
+  | 'hidden'
+  | 'excluded'
+  | 'secret'
+  | 'binary'
+  | 'too-large'
+  | 'minified'
+  | 'unknown-extension'
+  | 'symlink-outside-workspace'
+  | 'symlink-loop'
+  | 'unreadable';
+
+export interface SkippedFile {
+  path: string;
+  reason: SkipReason;
+  detail?: string;
+}
