@@ -44,21 +44,34 @@ export const ChunkingConfigSchema = z
   })
   .strict();
 
+const FieldWeightsSchema = z
+  .object({
+    name: z.number().min(0),
+    symbols: z.number().min(0),
+    ident: z.number().min(0),
+    body: z.number().min(0),
+    path: z.number().min(0),
+  })
+  .strict();
+
 export const Bm25ConfigSchema = z
   .object({
     k1: z.number().min(0).max(10).default(1.5),
     b: z.number().min(0).max(1).default(0.75),
-    /** Per-field weights (symbol names and path above body text). */
+    /**
+     * Per-field weights, one profile per query form. `name` is the chunk's main symbol, `symbols` every name it
+     * defines, `ident` whole identifiers in the text, `body` identifier parts and words, `path` the file path.
+     */
     fieldWeights: z
       .object({
-        symbol: z.number().min(0).default(3.0),
-        ident: z.number().min(0).default(1.5),
-        body: z.number().min(0).default(1.0),
-        path: z.number().min(0).default(1.5),
-        doc: z.number().min(0).default(1.2),
+        identifier: FieldWeightsSchema.default({ name: 4.0, symbols: 2.0, ident: 1.5, body: 0.5, path: 1.0 }),
+        natural: FieldWeightsSchema.default({ name: 1.5, symbols: 1.0, ident: 0.5, body: 1.0, path: 1.0 }),
       })
       .strict()
-      .default({ symbol: 3.0, ident: 1.5, body: 1.0, path: 1.5, doc: 1.2 }),
+      .default({
+        identifier: { name: 4.0, symbols: 2.0, ident: 1.5, body: 0.5, path: 1.0 },
+        natural: { name: 1.5, symbols: 1.0, ident: 0.5, body: 1.0, path: 1.0 },
+      }),
   })
   .strict();
 
@@ -74,6 +87,7 @@ export type QuarryConfig = z.infer<typeof QuarryConfigSchema>;
 export type DiscoveryConfig = z.infer<typeof DiscoveryConfigSchema>;
 export type ChunkingConfig = z.infer<typeof ChunkingConfigSchema>;
 export type Bm25Config = z.infer<typeof Bm25ConfigSchema>;
+export type FieldWeights = z.infer<typeof FieldWeightsSchema>;
 
 export function defaultConfig(): QuarryConfig {
   return QuarryConfigSchema.parse({});

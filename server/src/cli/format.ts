@@ -1,0 +1,94 @@
+/** Renders engine results for people (table, markdown) and machines (json). */
+import type { FindCodeResponseSummary } from '../engine/api/results';
+import type { IndexSummary } from '../engine/indexer/indexer';
+import type { IndexStatus } from '../engine/engine';
+
+export type OutputFormat = 'table' | 'json' | 'markdown';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'markdown'];
+
+const PREVIEW_LINES = 8;
+
+function preview(content: string, lines = PREVIEW_LINES): string[] {
+  const all = content.replace(/\s+$/, '').split('\n');
+  const shown = all.slice(0, lines);
+  if (all.length > lines) shown.push(`… (${all.length - lines} more lines)`);
+  return shown;
+}
+
+export function formatSearch(res: FindCodeResponseSummary, format: OutputFormat, query: string): string {
+  if (format === 'json') return JSON.stringify(res, null, 2);
+  const out: string[] = [];
+  const warn = format === 'markdown' ? (w: string) => `> ⚠️ ${w}` : (w: string) => `⚠️  Warning: ${w}`;
+  for (const w of res.warnings) out.push(warn(w));
+  if (res.warnings.length) out.push('');
+  if (!res.matches.length) {
+    out.push(`Searching for: "${query}"`);
+    out.push(res.summary.replace(/^No results for "[^"]*"/, 'No results found'));
+    out.push('');
+    out.push('Suggestions:');
+    for (const s of res.suggestions) out.push(`  • ${s}`);
+    return out.join('\n');
+  }
+  const ms = Math.round(res.execution_time_ms);
+  if (format === 'markdown') {
+    out.push(`## Results for \`${query}\``, '', `Found ${res.total_results} matches (${res.total_matches} candidates processed in ${ms}ms)`, '');
+    res.matches.forEach((m, i) => {
+      const title = m.content.symbol ? ` — \`${m.content.symbol}\` (${m.content.kind})` : ` (${m.content.kind})`;
+      out.push(`### ${i + 1}. ${m.file.path}:${m.span[0]}-${m.span[1]}${title}`, '');
+      out.push(`relevance ${m.relevance_score.toFixed(2)} · ${m.match_type} · ${m.content.semantic_class}`, '');
+      out.push('```' + m.file.language, ...preview(m.content.content, 20), '```', '');
+    });
+    return out.join('\n');
+  }
+  out.push(`Found ${res.total_results} matches (${res.total_matches} candidates processed in ${ms}ms)`, '');
+  res.matches.forEach((m, i) => {
+    const sym = m.content.symbol ? ` ${m.content.symbol}` : '';
+    out.push(`${i + 1}. ${m.file.path}:${m.span[0]}-${m.span[1]}${sym} (relevance: ${m.relevance_score.toFixed(2)}, type: ${m.content.semantic_class}, kind: ${m.content.kind})`);
+    for (const line of preview(m.content.content)) out.push(`   ${line}`);
+    out.push('');
+  });
+  return out.join('\n').replace(/\n+$/, '');
+}
+
+function table(rec: Record<string, number>): string {
+  const entries = Object.entries(rec).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  if (!entries.length) return '  (none)';
+  return entries.map(([k, v]) => `  ${k.padEnd(28)} ${String(v).padStart(7)}`).join('\n');
+}
+
+export function formatIndexSummary(s: IndexSummary): string {
+  const out: string[] = [];
+  out.push(`Indexed ${s.root} in ${(s.durationMs / 1000).toFixed(1)}s`);
+  out.push(
+    `  files: ${s.filesDiscovered} discovered, ${s.filesIndexed} indexed, ${s.filesUnchanged} unchanged, ${s.filesRemoved} removed`,
+  );
+  out.push(`  chunks: ${s.chunksCreated} created, ${s.chunksRemoved} removed; index now holds ${s.totalChunks} chunks from ${s.totalFiles} files`);
+  if (s.filesIndexed) out.push('', 'Files indexed by language:', table(s.filesByLanguage));
+  if (s.chunksCreated) out.push('', 'Chunks created by kind:', table(s.chunksByKind));
+  if (Object.keys(s.skippedByReason).length) out.push('', 'Skipped files by reason:', table(s.skippedByReason as Record<string, number>));
+  const unknown = Object.entries(s.unknownExtensions).sort((a, b) => b[1] - a[1]).slice(0, 10);
+  if (unknown.length) {
+    out.push('', 'Other files seen, not indexed (top extensions; add more with discovery.extraExtensions in .quarry/config.yml):');
+    out.push(unknown.map(([ext, n]) => `  ${(ext || '(none)').padEnd(28)} ${String(n).padStart(7)}`).join('\n'));
+  }
+  if (s.errors.length) {
+    out.push('', `Errors (${s.errors.length}):`);
+    for (const e of s.errors.slice(0, 20)) out.push(`  ${e.path}: ${e.operation} failed: ${e.message}`);
+    if (s.errors.length > 20) out.push(`  … and ${s.errors.length - 20} more`);
+  }
+  if (s.filesDiscovered === 0) out.push('', 'No files matched the known extensions. Add custom extensions in .quarry/config.yml (discovery.extraExtensions).');
+  return out.join('\n');
+}
+
+export function formatStatus(s: IndexStatus): string {
+  const out: string[] = [];
+  out.push(`Project:      ${s.root}`);
+  out.push(`Index:        ${s.indexDir} (${(s.indexSizeBytes / 1048576).toFixed(1)} MB)`);
+  out.push(`State:        ${s.indexing ? `indexing (pid ${s.indexing.pid}, started ${s.indexing.startedAt})` : s.exists ? 'idle' : 'not indexed yet (run `quarry index`)'}`);
+  out.push(`Last indexed: ${s.lastIndexed ?? 'never'}${s.lastDurationMs != null ? ` (took ${(s.lastDurationMs / 1000).toFixed(1)}s)` : ''}`);
+  out.push(`Files:        ${s.files}`);
+  out.push(`Chunks:       ${s.chunks} (${s.conformances} conformance entries)`);
+  if (s.chunks) out.push('', 'Chunks by language:', table(s.chunksByLanguage), '', 'Chunks by kind:', table(s.chunksByKind));
+  if (s.problems.length) out.push('', 'Problems:', ...s.problems.map((p) => `  - ${p}`));
+  return out.join('\n');
+}

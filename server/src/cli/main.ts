@@ -1,0 +1,223 @@
+/**
+ * The `quarry` command line: a thin adapter over the engine facade.
+ *
+ *   quarry index  [--project DIR] [--full]
+ *   quarry search <query> [--project DIR] [--limit N] [--output-format table|json|markdown] [--intent I]
+ *                 [--include-tests | --no-include-tests] [--languages a,b]
+ *   quarry status [--project DIR] [--json]
+ *   quarry config --show [--project DIR]
+ *
+ * Exit codes: 0 success (also when a search finds nothing), 1 runtime error, 2 invalid usage.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { SingleBar, Presets } from 'cli-progress';
+import { stringify as toYaml } from 'yaml';
+import { Engine } from '../engine/engine';
+import type { IndexProgress } from '../engine/indexer/indexer';
+import { IndexLockedError } from '../engine/indexer/lock';
+import { ConfigError, loadConfig } from '../engine/config/load';
+import { QueryError } from '../engine/ranking/query';
+import { formatIndexSummary, formatSearch, formatStatus, OUTPUT_FORMATS, OutputFormat } from './format';
+import { version } from '../../../package.json';
+
+process.env.LANCEDB_LOG ??= 'error';
+
+class UsageError extends Error {}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer.');
+  return n;
+}
+
+function outputFormat(value: string): OutputFormat {
+  const v = value.toLowerCase();
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected one of ${OUTPUT_FORMATS.join(', ')}.`);
+  return v as OutputFormat;
+}
+
+/** A progress bar on a terminal (stderr); periodic plain lines otherwise. */
+function progressReporter(quiet: boolean): { update: (p: IndexProgress) => void; stop: () => void } {
+  if (quiet) return { update: () => undefined, stop: () => undefined };
+  if (process.stderr.isTTY) {
+    const bar = new SingleBar(
+      { format: 'Indexing |{bar}| {value}/{total} files · {chunks} chunks · {file}', hideCursor: true, clearOnComplete: true, stream: process.stderr },
+      Presets.shades_classic,
+    );
+    let started = false;
+    return {
+      update(p) {
+        if (p.phase === 'discovering') return;
+        if (!started) {
+          bar.start(p.filesToProcess, 0, { chunks: 0, file: '' });
+          started = true;
+        }
+        bar.update(p.filesProcessed, { chunks: p.chunksCreated, file: (p.currentFile ?? p.phase).slice(-50) });
+      },
+      stop() {
+        if (started) bar.stop();
+      },
+    };
+  }
+  let last = 0;
+  return {
+    update(p) {
+      const now = Date.now();
+      if (p.phase === 'indexing' && now - last > 5000) {
+        last = now;
+        process.stderr.write(`indexing: ${p.filesProcessed}/${p.filesToProcess} files, ${p.chunksCreated} chunks\n`);
+      }
+    },
+    stop: () => undefined,
+  };
+}
+
+async function withEngine<T>(project: string, fn: (engine: Engine) => Promise<T>): Promise<T> {
+  const engine = await Engine.open(project);
+  try {
+    return await fn(engine);
+  } finally {
+    await engine.close();
+  }
+}
+
+function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('quarry')
+    .description('Hybrid code search: index a workspace and find code by identifier or description.')
+    .version(version)
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ outputError: (str, write) => write(str) })
+    .exitOverride();
+
+  const projectOption = () => new Option('-p, --project <dir>', 'project directory').default(process.cwd(), 'current directory');
+
+  program
+    .command('index')
+    .description('index the project (incremental: only new, changed and deleted files are processed)')
+    .addOption(projectOption())
+    .option('--full', 'drop the existing index and rebuild from scratch')
+    .option('-q, --quiet', 'no progress output')
+    .option('--json', 'print the summary as JSON')
+    .action(async (opts: { project: string; full?: boolean; quiet?: boolean; json?: boolean }) => {
+      await withEngine(opts.project, async (engine) => {
+        const progress = progressReporter(Boolean(opts.quiet || opts.json));
+        const abort = new AbortController();
+        const onSignal = () => abort.abort();
+        process.once('SIGINT', onSignal);
+        process.once('SIGTERM', onSignal);
+        try {
+          const summary = await engine.index({ full: opts.full, onProgress: progress.update, signal: abort.signal });
+          progress.stop();
+          process.stdout.write((opts.json ? JSON.stringify(summary, null, 2) : formatIndexSummary(summary)) + '\n');
+          if (abort.signal.aborted) {
+            process.stderr.write('Indexing interrupted; what was committed is kept. Run `quarry index` again to finish.\n');
+            process.exitCode = 130;
+          } else if (summary.errors.length >= 25) {
+            process.stderr.write(`Warning: ${summary.errors.length} files failed to index (see the list above).\n`);
+          }
+        } finally {
+          progress.stop();
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
+      });
+    });
+
+  program
+    .command('search')
+    .description('search the indexed project (indexes it first if it has never been indexed)')
+    .argument('<query>', 'natural-language description or identifier')
+    .addOption(projectOption())
+    .addOption(new Option('-l, --limit <n>', 'maximum results').argParser(positiveInt).default(10))
+    .addOption(new Option('-o, --output-format <format>', `output format (${OUTPUT_FORMATS.join('|')})`).argParser(outputFormat).default('table'))
+    .addOption(new Option('--format <format>', 'alias of --output-format').argParser(outputFormat).hideHelp())
+    .option('-i, --intent <intent>', 'search intent (understand|implement|debug|optimize|test|configure|document)')
+    .option('--include-tests', 'include test files (default)')
+    .option('--no-include-tests', 'leave test files out')
+    .option('--languages <list>', 'only these languages, comma-separated (e.g. python,go)')
+    .action(async (query: string, opts: { project: string; limit: number; outputFormat: OutputFormat; format?: OutputFormat; intent?: string; includeTests?: boolean; languages?: string }) => {
+      const format = opts.format ?? opts.outputFormat;
+      await withEngine(opts.project, async (engine) => {
+        if (!engine.hasIndex) {
+          process.stderr.write(`No index for ${engine.root} yet: indexing it first (later searches reuse the index).\n`);
+          const progress = progressReporter(false);
+          const summary = await engine.index({ onProgress: progress.update });
+          progress.stop();
+          process.stderr.write(`Indexed ${summary.filesIndexed} files into ${summary.totalChunks} chunks in ${(summary.durationMs / 1000).toFixed(1)}s.\n\n`);
+        }
+        const res = await engine.search(query, {
+          limit: opts.limit,
+          includeTests: opts.includeTests !== false,
+          intent: opts.intent ?? null,
+          languages: opts.languages?.split(',').map((s) => s.trim()).filter(Boolean),
+        });
+        process.stdout.write(formatSearch(res, format, query) + '\n');
+      });
+    });
+
+  program
+    .command('status')
+    .description('show what is indexed and whether indexing is running')
+    .addOption(projectOption())
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { project: string; json?: boolean }) => {
+      await withEngine(opts.project, async (engine) => {
+        const status = await engine.status();
+        process.stdout.write((opts.json ? JSON.stringify(status, null, 2) : formatStatus(status)) + '\n');
+      });
+    });
+
+  program
+    .command('config')
+    .description('show the effective configuration (defaults + .quarry/config.yml)')
+    .addOption(projectOption())
+    .option('--show', 'print the effective configuration')
+    .option('--json', 'print it as JSON instead of YAML')
+    .action((opts: { project: string; show?: boolean; json?: boolean }) => {
+      if (!opts.show) throw new UsageError('Nothing to do: use `quarry config --show` to print the effective configuration.');
+      const { config, source } = loadConfig(opts.project);
+      if (opts.json) process.stdout.write(JSON.stringify({ source: source ?? null, config }, null, 2) + '\n');
+      else process.stdout.write(`# source: ${source ?? 'defaults (no .quarry/config.yml)'}\n${toYaml(config)}`);
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (e) {
+    const err = e as Error & { code?: string; exitCode?: number };
+    if (err.code?.startsWith('commander.')) {
+      // Help and version exit 0; usage errors were already printed by commander.
+      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 2;
+    }
+    if (err instanceof UsageError || err instanceof QueryError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 2;
+    }
+    if (err instanceof IndexLockedError || err instanceof ConfigError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`error: ${err.message}\n`);
+    if (process.env.QUARRY_DEBUG) process.stderr.write(`${err.stack}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e) => {
+      process.stderr.write(`error: ${(e as Error).message}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

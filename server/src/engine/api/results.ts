@@ -1,0 +1,66 @@
+/**
+ * The one result schema every door returns (seed 002 FR-014b `FindCodeResponseSummary`).
+ * Field names are the seed's (snake_case) so the CLI's `--format json`, `codeSearch/find` and MCP's
+ * `find_code` serialize the same object.
+ */
+
+export type CodeMatchType = 'SEMANTIC' | 'SYNTACTIC' | 'KEYWORD' | 'FILE_PATTERN';
+export type SearchStrategy = 'HYBRID_SEARCH' | 'SEMANTIC_RERANK' | 'SPARSE_ONLY' | 'DENSE_ONLY' | 'KEYWORD_FALLBACK';
+
+/** Seed 002's IntentType; open-ended (FR-028): unknown strings are accepted and treated as no intent. */
+export const INTENT_TYPES = ['UNDERSTAND', 'IMPLEMENT', 'DEBUG', 'OPTIMIZE', 'TEST', 'CONFIGURE', 'DOCUMENT'] as const;
+export type IntentType = (typeof INTENT_TYPES)[number];
+
+export interface MatchFile {
+  path: string;
+  language: string;
+}
+
+export interface MatchContent {
+  chunk_id: string;
+  content: string;
+  line_range: [number, number];
+  language: string;
+  kind: string;
+  symbol: string;
+  semantic_class: string;
+  doc: string;
+  signature: string;
+  token_count: number;
+}
+
+export interface CodeMatch {
+  file: MatchFile;
+  content: MatchContent;
+  /** 1-based inclusive line range. */
+  span: [number, number];
+  /** Score relative to the best match of this search, in [0, 1]. */
+  relevance_score: number;
+  /** The raw ranking score (BM25 sum with boosts), for comparisons within one search. */
+  score: number;
+  match_type: CodeMatchType;
+  related_symbols: string[];
+  /** One line per ranking effect: what it did, by how much, why. */
+  explanation: string[];
+}
+
+export interface FindCodeResponseSummary {
+  matches: CodeMatch[];
+  /** At most 1000 characters. */
+  summary: string;
+  query_intent: string | null;
+  /** Candidates that matched before ranking and truncation. */
+  total_matches: number;
+  total_results: number;
+  /** Tokens of the returned chunk contents. */
+  token_count: number;
+  execution_time_ms: number;
+  search_strategy: SearchStrategy[];
+  languages_found: string[];
+  /** Degraded modes and notes (never silent). */
+  warnings: string[];
+  /** Hints when nothing was found (seed 002 Example 3). */
+  suggestions: string[];
+  /** Index size the search ran over. */
+  searched: { chunks: number; files: number };
+}

@@ -1,0 +1,311 @@
+/**
+ * The engine facade: the one API every door (CLI, LSP, MCP, HTTP) calls.
+ *
+ *   const engine = await Engine.open(root);
+ *   await engine.index();               // incremental; { full: true } rebuilds
+ *   const res = await engine.search('parse config', { limit: 10 });
+ *   await engine.close();
+ *
+ * The on-disk index lives in `<root>/.quarry/` (it ignores itself for git) and is a cache: damaged or
+ * outdated parts are detected on open and rebuilt by the next `index()`.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { QuarryConfig } from './config/schema';
+import { loadConfig } from './config/load';
+import { ChunkStore } from './store/chunkStore';
+import { LexicalIndex, LexicalIndexCorruptError } from './store/lexical/lexicalIndex';
+import { IndexOptions, IndexSummary, runIndex } from './indexer/indexer';
+import { acquireIndexLock, readLock, LockInfo } from './indexer/lock';
+import { lexicalDocForChunk } from './indexer/lexicalDoc';
+import { parseQuery, lexicalTerms } from './ranking/query';
+import type { Candidate, SearchOptions } from './ranking/candidate';
+import { runStages } from './ranking/candidate';
+import { defaultStages } from './ranking/pipeline';
+import type { CodeMatch, CodeMatchType, FindCodeResponseSummary } from './api/results';
+import { isTestPath } from './testPaths';
+import { languageForPath } from './languages';
+
+export interface EngineOpenOptions {
+  /** Use this configuration instead of loading `.quarry/config.yml`. */
+  config?: QuarryConfig;
+}
+
+export interface IndexStatus {
+  root: string;
+  indexDir: string;
+  exists: boolean;
+  files: number;
+  chunks: number;
+  conformances: number;
+  chunksByKind: Record<string, number>;
+  chunksByLanguage: Record<string, number>;
+  lastIndexed: string | null;
+  lastDurationMs: number | null;
+  indexSizeBytes: number;
+  indexing: LockInfo | null;
+  /** Problems found when opening the index (it will be rebuilt by the next index run). */
+  problems: string[];
+}
+
+interface EngineState {
+  lastIndexed: string;
+  lastDurationMs: number;
+  generation: number;
+}
+
+export class EngineError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}
+
+export class Engine {
+  private problems: string[] = [];
+
+  private constructor(
+    readonly root: string,
+    readonly quarryDir: string,
+    readonly config: QuarryConfig,
+    private store: ChunkStore,
+    private lexical: LexicalIndex,
+  ) {}
+
+  static async open(rootPath: string, options: EngineOpenOptions = {}): Promise<Engine> {
+    const root = resolve(rootPath);
+    let st;
+    try {
+      st = statSync(root);
+    } catch {
+      throw new EngineError(`Project directory ${root} does not exist. Pass an existing folder with --project.`);
+    }
+    if (!st.isDirectory()) throw new EngineError(`Project path ${root} is not a directory. Pass a folder with --project.`);
+    const config = options.config ?? loadConfig(root).config;
+    const quarryDir = join(root, '.quarry');
+    mkdirSync(quarryDir, { recursive: true });
+    // The index folder ignores itself for git.
+    const ignoreFile = join(quarryDir, '.gitignore');
+    if (!existsSync(ignoreFile)) writeFileSync(ignoreFile, '# Quarry index (a rebuildable cache)\n*\n');
+
+    const problems: string[] = [];
+    let store: ChunkStore;
+    try {
+      const opened = await ChunkStore.open(quarryDir);
+      store = opened.store;
+      if (opened.recreated) problems.push('index format changed; the chunk store was reset and will be rebuilt');
+    } catch (e) {
+      problems.push(`chunk store damaged (${(e as Error).message}); it was reset and will be rebuilt`);
+      rmSync(join(quarryDir, 'lancedb'), { recursive: true, force: true });
+      store = (await ChunkStore.open(quarryDir)).store;
+    }
+    let lexical: LexicalIndex;
+    try {
+      lexical = LexicalIndex.open(join(quarryDir, 'lexical'));
+    } catch (e) {
+      if (!(e instanceof LexicalIndexCorruptError)) throw e;
+      problems.push(`${e.message}; the lexical index will be rebuilt from the chunk store`);
+      rmSync(join(quarryDir, 'lexical'), { recursive: true, force: true });
+      lexical = LexicalIndex.open(join(quarryDir, 'lexical'));
+    }
+    const engine = new Engine(root, quarryDir, config, store, lexical);
+    engine.problems = problems;
+    return engine;
+  }
+
+  /** True when an index has been built here at least once. */
+  get hasIndex(): boolean {
+    return existsSync(join(this.quarryDir, 'state.json'));
+  }
+
+  /**
+   * Indexes the workspace (incremental unless `full`). Takes the workspace lock: a second indexer gets
+   * IndexLockedError. Also repairs a lexical index that disagrees with the chunk store.
+   */
+  async index(options: IndexOptions = {}): Promise<IndexSummary> {
+    const release = acquireIndexLock(this.quarryDir);
+    try {
+      await this.repairLexical();
+      const summary = await runIndex({ root: this.root, config: this.config, store: this.store, lexical: this.lexical }, options);
+      const state: EngineState = { lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0 };
+      writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
+      this.problems = [];
+      return summary;
+    } finally {
+      release();
+    }
+  }
+
+  /** Rebuilds the lexical index from the chunk store when their document sets differ. */
+  private async repairLexical(): Promise<boolean> {
+    const ids = await this.store.allChunkIds();
+    const lexIds = this.lexical.allIds();
+    if (ids.length === lexIds.length) {
+      const set = new Set(ids);
+      if (lexIds.every((id) => set.has(id))) return false;
+    }
+    this.lexical.clear();
+    for await (const batch of this.store.allChunks()) this.lexical.add(batch.map(lexicalDocForChunk));
+    await this.lexical.commit();
+    return true;
+  }
+
+  async search(query: string, opts: Partial<SearchOptions> = {}): Promise<FindCodeResponseSummary> {
+    const started = performance.now();
+    const options: SearchOptions = {
+      limit: Math.max(1, Math.min(opts.limit ?? 10, 1000)),
+      includeTests: opts.includeTests ?? true,
+      languages: opts.languages?.length ? opts.languages.map((l) => l.toLowerCase()) : undefined,
+      intent: opts.intent ?? null,
+    };
+    const parsed = parseQuery(query, options.intent);
+    const warnings: string[] = [...this.problems];
+    const lock = readLock(this.quarryDir);
+    if (lock) warnings.push(`Results may be incomplete: indexing in progress (started at ${lock.startedAt}).`);
+
+    const accept = (path: string): boolean => {
+      if (!options.includeTests && isTestPath(path)) return false;
+      if (options.languages) {
+        const lang = languageForPath(path, this.config.discovery.extraExtensions)?.id;
+        if (!lang || !options.languages.includes(lang)) return false;
+      }
+      return true;
+    };
+    const fetchCount = Math.max(options.limit * 3, 50);
+    const { hits, matched } = this.lexical.search(lexicalTerms(parsed, this.config.bm25.fieldWeights), fetchCount, this.config.bm25, accept);
+    const chunks = await this.store.getChunks(hits.map((h) => h.id));
+    const byId = new Map(chunks.map((c) => [c.id, c]));
+    let candidates: Candidate[] = hits
+      .filter((h) => byId.has(h.id))
+      .map((h) => ({ id: h.id, path: h.path, chunk: byId.get(h.id), score: h.score, bm25: { score: h.score, matches: h.matches }, explanation: [] }));
+    candidates = runStages(defaultStages(), { query: parsed, options }, candidates);
+    candidates.sort((a, b) => b.score - a.score);
+    const top = candidates.slice(0, options.limit);
+    const best = top[0]?.score ?? 0;
+    const matches: CodeMatch[] = top.map((c) => toCodeMatch(c, best));
+
+    const languages = [...new Set(matches.map((m) => m.file.language))].sort();
+    const counts = { chunks: this.lexical.documentCount, files: (await this.store.counts()).files };
+    const suggestions = matches.length ? [] : await this.noResultSuggestions(parsed.text, options);
+    if (!this.hasIndex && this.lexical.documentCount === 0) warnings.push('No index yet: run `quarry index` first.');
+    const summary = matches.length
+      ? `Found ${matches.length} match${matches.length === 1 ? '' : 'es'} for "${parsed.text}" in ${new Set(matches.map((m) => m.file.path)).size} file(s)` +
+        (languages.length ? ` (${languages.join(', ')})` : '') + `; ${matched} candidate chunk(s) matched.`
+      : `No results for "${parsed.text}" (searched ${counts.chunks} chunks across ${counts.files} files).`;
+    return {
+      matches,
+      summary: summary.slice(0, 1000),
+      query_intent: parsed.intent,
+      total_matches: matched,
+      total_results: matches.length,
+      token_count: matches.reduce((n, m) => n + m.content.token_count, 0),
+      execution_time_ms: Math.round((performance.now() - started) * 100) / 100,
+      search_strategy: ['KEYWORD_FALLBACK'],
+      languages_found: languages,
+      warnings,
+      suggestions,
+      searched: counts,
+    };
+  }
+
+  private async noResultSuggestions(text: string, options: SearchOptions): Promise<string[]> {
+    const { byLanguage } = await this.store.breakdown();
+    const langs = Object.keys(byLanguage).sort();
+    const out: string[] = [];
+    if (options.languages) out.push(`No chunks matched in ${options.languages.join(', ')}; drop the language filter to search everything.`);
+    if (!options.includeTests) out.push('Test files were excluded; include them with --include-tests.');
+    out.push(langs.length ? `Languages available: ${langs.join(', ')}` : 'The index is empty: run `quarry index` in the project folder.');
+    if (text.split(/\s+/).length > 1) out.push('Try fewer or broader terms, or an identifier that appears in the code.');
+    else out.push('Check the spelling, or try a broader term.');
+    out.push('Check indexed file types: quarry config --show');
+    return out;
+  }
+
+  async status(): Promise<IndexStatus> {
+    const counts = await this.store.counts();
+    const { byKind, byLanguage } = await this.store.breakdown();
+    let state: EngineState | undefined;
+    try {
+      state = JSON.parse(readFileSync(join(this.quarryDir, 'state.json'), 'utf8')) as EngineState;
+    } catch {
+      state = undefined;
+    }
+    return {
+      root: this.root,
+      indexDir: this.quarryDir,
+      exists: state !== undefined,
+      files: counts.files,
+      chunks: counts.chunks,
+      conformances: counts.conformances,
+      chunksByKind: byKind,
+      chunksByLanguage: byLanguage,
+      lastIndexed: state?.lastIndexed ?? null,
+      lastDurationMs: state?.lastDurationMs ?? null,
+      indexSizeBytes: dirSize(this.quarryDir),
+      indexing: readLock(this.quarryDir) ?? null,
+      problems: [...this.problems],
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+}
+
+function matchTypeOf(c: Candidate): CodeMatchType {
+  const fields = new Set(c.bm25?.matches.map((m) => m.field));
+  if (fields.has('name') || fields.has('symbols')) return 'SYNTACTIC';
+  if (fields.size === 1 && fields.has('path')) return 'FILE_PATTERN';
+  return 'KEYWORD';
+}
+
+function toCodeMatch(c: Candidate, best: number): CodeMatch {
+  const chunk = c.chunk!;
+  const related = [...new Set([...chunk.conformances, ...chunk.references])].slice(0, 12);
+  return {
+    file: { path: chunk.path, language: chunk.language },
+    content: {
+      chunk_id: chunk.id,
+      content: chunk.content,
+      line_range: [chunk.startLine, chunk.endLine],
+      language: chunk.language,
+      kind: chunk.kind,
+      symbol: chunk.symbol,
+      semantic_class: chunk.semanticClass,
+      doc: chunk.doc,
+      signature: chunk.signature,
+      token_count: chunk.tokenCount,
+    },
+    span: [chunk.startLine, chunk.endLine],
+    relevance_score: best > 0 ? Math.round((c.score / best) * 10000) / 10000 : 0,
+    score: Math.round(c.score * 10000) / 10000,
+    match_type: matchTypeOf(c),
+    related_symbols: related,
+    explanation: c.explanation,
+  };
+}
+
+function dirSize(dir: string): number {
+  let total = 0;
+  const walk = (d: string) => {
+    let entries;
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) {
+        try {
+          total += statSync(p).size;
+        } catch {
+          /* vanished */
+        }
+      }
+    }
+  };
+  walk(dir);
+  return total;
+}

@@ -1,0 +1,212 @@
+/**
+ * The indexing run: discovery → change detection → chunking → store + lexical index.
+ *
+ * Change detection compares each discovered file with its record (size + mtime, then content hash),
+ * so a re-run touches only new, changed and deleted files. Files are processed in batches; each batch
+ * is committed in order — chunks to LanceDB, then the lexical segment, then the file records — so an
+ * interrupted run loses nothing committed and re-processes only the unfinished batch next time.
+ */
+import { createHash } from 'node:crypto';
+import type { QuarryConfig } from '../config/schema';
+import type { Chunk, DiscoveredFile, SkipReason } from '../types';
+import { discover, readTextFile } from '../discovery';
+import { chunkFile } from '../chunking';
+import type { ChunkStore, FileRecord } from '../store/chunkStore';
+import type { LexicalIndex } from '../store/lexical/lexicalIndex';
+import { lexicalDocForChunk } from './lexicalDoc';
+
+export interface IndexProgress {
+  phase: 'discovering' | 'indexing' | 'finalizing';
+  filesDiscovered: number;
+  filesToProcess: number;
+  filesProcessed: number;
+  chunksCreated: number;
+  currentFile?: string;
+}
+
+export interface IndexError {
+  path: string;
+  operation: 'read' | 'chunk';
+  message: string;
+}
+
+export interface IndexSummary {
+  root: string;
+  filesDiscovered: number;
+  filesIndexed: number;
+  filesUnchanged: number;
+  filesRemoved: number;
+  chunksCreated: number;
+  chunksRemoved: number;
+  /** Indexed (this run) files by language. */
+  filesByLanguage: Record<string, number>;
+  /** Chunks created this run, by kind. */
+  chunksByKind: Record<string, number>;
+  skippedByReason: Partial<Record<SkipReason, number>>;
+  unknownExtensions: Record<string, number>;
+  errors: IndexError[];
+  durationMs: number;
+  /** Totals in the index after the run. */
+  totalFiles: number;
+  totalChunks: number;
+}
+
+export interface IndexOptions {
+  /** Drop everything and index from scratch. */
+  full?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (p: IndexProgress) => void;
+  /** Files per committed batch. */
+  batchSize?: number;
+}
+
+export interface IndexTarget {
+  root: string;
+  config: QuarryConfig;
+  store: ChunkStore;
+  lexical: LexicalIndex;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function bump(rec: Record<string, number>, key: string, by = 1): void {
+  rec[key] = (rec[key] ?? 0) + by;
+}
+
+export async function runIndex(target: IndexTarget, options: IndexOptions = {}): Promise<IndexSummary> {
+  const started = Date.now();
+  const { root, config, store, lexical } = target;
+  const progress: IndexProgress = { phase: 'discovering', filesDiscovered: 0, filesToProcess: 0, filesProcessed: 0, chunksCreated: 0 };
+  const report = () => options.onProgress?.({ ...progress });
+  report();
+
+  if (options.full) {
+    await store.clear();
+    lexical.clear();
+    await lexical.commit();
+  }
+
+  const found = await discover(root, config.discovery, {
+    signal: options.signal,
+    onFile: (n) => {
+      progress.filesDiscovered = n;
+      if (n % 500 === 0) report();
+    },
+  });
+  progress.filesDiscovered = found.files.length;
+
+  const summary: IndexSummary = {
+    root, filesDiscovered: found.files.length, filesIndexed: 0, filesUnchanged: 0, filesRemoved: 0,
+    chunksCreated: 0, chunksRemoved: 0, filesByLanguage: {}, chunksByKind: {}, skippedByReason: {},
+    unknownExtensions: found.unknownExtensions, errors: [], durationMs: 0, totalFiles: 0, totalChunks: 0,
+  };
+  for (const s of found.skipped) bump(summary.skippedByReason as Record<string, number>, s.reason);
+
+  const records = await store.fileRecords();
+  const discovered = new Set(found.files.map((f) => f.path));
+  const removed = [...records.keys()].filter((p) => !discovered.has(p));
+  const candidates = found.files.filter((f) => {
+    const rec = records.get(f.path);
+    return !rec || rec.size !== f.size || rec.mtimeMs !== f.mtimeMs;
+  });
+  summary.filesUnchanged = found.files.length - candidates.length;
+
+  if (removed.length) {
+    summary.chunksRemoved += lexical.removePaths(removed);
+    await store.deleteFiles(removed);
+    await lexical.commit();
+    summary.filesRemoved = removed.length;
+  }
+
+  progress.phase = 'indexing';
+  progress.filesToProcess = candidates.length;
+  report();
+
+  const batchSize = options.batchSize ?? 200;
+  for (let i = 0; i < candidates.length; i += batchSize) {
+    if (options.signal?.aborted) break;
+    const batch = candidates.slice(i, i + batchSize);
+    const chunks: Chunk[] = [];
+    const fileRecords: FileRecord[] = [];
+    const replaced: string[] = [];
+    const touchOnly: FileRecord[] = [];
+    for (const file of batch) {
+      progress.currentFile = file.path;
+      const outcome = await processFile(file, records.get(file.path), target, summary);
+      if (outcome.kind === 'unchanged') {
+        touchOnly.push(outcome.record);
+        summary.filesUnchanged++;
+      } else {
+        replaced.push(file.path);
+        fileRecords.push(outcome.record);
+        if (outcome.kind === 'indexed') {
+          chunks.push(...outcome.chunks);
+          summary.filesIndexed++;
+          bump(summary.filesByLanguage, file.language);
+          for (const c of outcome.chunks) bump(summary.chunksByKind, c.kind);
+        }
+      }
+      progress.filesProcessed++;
+      progress.chunksCreated += outcome.kind === 'indexed' ? outcome.chunks.length : 0;
+    }
+    if (replaced.length) {
+      await store.replacePaths(replaced, chunks);
+      summary.chunksRemoved += lexical.removePaths(replaced);
+      lexical.add(chunks.map(lexicalDocForChunk));
+      await lexical.commit();
+    }
+    await store.putFiles([...fileRecords, ...touchOnly]);
+    summary.chunksCreated += chunks.length;
+    report();
+  }
+
+  progress.phase = 'finalizing';
+  progress.currentFile = undefined;
+  report();
+  await store.maintain();
+  const counts = await store.counts();
+  summary.totalFiles = counts.files;
+  summary.totalChunks = counts.chunks;
+  summary.durationMs = Date.now() - started;
+  return summary;
+}
+
+type FileOutcome =
+  | { kind: 'indexed'; chunks: Chunk[]; record: FileRecord }
+  | { kind: 'skipped'; record: FileRecord }
+  | { kind: 'unchanged'; record: FileRecord };
+
+/** Reads and chunks one file; retries once on failure (seed 002 FR-009a), never throws. */
+async function processFile(file: DiscoveredFile, previous: FileRecord | undefined, target: IndexTarget, summary: IndexSummary): Promise<FileOutcome> {
+  const record = (hash: string, chunkCount: number): FileRecord => ({
+    path: file.path, size: file.size, mtimeMs: file.mtimeMs, hash, language: file.language, chunkCount, indexedAt: Date.now(),
+  });
+  let lastError: IndexError | undefined;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    let text: string;
+    try {
+      const read = await readTextFile(file.absPath);
+      if ('skip' in read) {
+        bump(summary.skippedByReason as Record<string, number>, read.skip);
+        return { kind: 'skipped', record: record(`skipped:${read.skip}`, 0) };
+      }
+      text = read.text;
+    } catch (e) {
+      lastError = { path: file.path, operation: 'read', message: (e as Error).message };
+      continue;
+    }
+    const hash = sha256(text);
+    if (previous && previous.hash === hash) return { kind: 'unchanged', record: { ...previous, size: file.size, mtimeMs: file.mtimeMs } };
+    try {
+      const chunks = await chunkFile({ path: file.path, language: file.language, content: text }, target.config.chunking);
+      return { kind: 'indexed', chunks, record: record(hash, chunks.length) };
+    } catch (e) {
+      lastError = { path: file.path, operation: 'chunk', message: (e as Error).message };
+    }
+  }
+  summary.errors.push(lastError!);
+  // Leave no stale chunks behind, and record size -1 so that the next run sees a change and retries it.
+  return { kind: 'skipped', record: { ...record('error', 0), size: -1 } };
+}

@@ -1,0 +1,27 @@
+/**
+ * How a chunk is seen by the lexical index: one token list per field.
+ * - name:    the main symbol's parts and whole form (`validateToken` → validate, token, validatetoken)
+ * - symbols: every defined name plus the qualified symbol, parts and whole
+ * - ident:   whole identifiers of the text (exact-identifier matching)
+ * - body:    identifier parts and words of the text, doc comment included (natural-language matching)
+ * - path:    parts of the file path
+ */
+import type { Chunk } from '../types';
+import type { LexicalDoc } from '../store/lexical/segment';
+import { partTokens, tokenize, wholeTokens } from '../tokenize/codeTokenizer';
+
+export function lexicalDocForChunk(chunk: Chunk): LexicalDoc {
+  const names = [chunk.symbol, ...chunk.symbols].filter(Boolean).join(' ');
+  const text = chunk.doc && !chunk.content.includes(chunk.doc.slice(0, 40)) ? `${chunk.doc}\n${chunk.content}` : chunk.content;
+  return {
+    id: chunk.id,
+    path: chunk.path,
+    fields: {
+      name: chunk.name ? tokenize(chunk.name) : [],
+      symbols: tokenize(names),
+      ident: wholeTokens(text),
+      body: partTokens(text),
+      path: partTokens(chunk.path),
+    },
+  };
+}

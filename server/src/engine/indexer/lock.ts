@@ -1,0 +1,74 @@
+/**
+ * One indexer per workspace: `.quarry/index.lock` holds the owner's pid, host and start time.
+ * A lock whose pid is no longer alive on this host is stale and is taken over.
+ */
+import { openSync, writeSync, closeSync, readFileSync, unlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+
+export interface LockInfo {
+  pid: number;
+  host: string;
+  startedAt: string;
+}
+
+export class IndexLockedError extends Error {
+  constructor(readonly holder: LockInfo) {
+    super(
+      `Indexing already in progress (started at ${holder.startedAt} by process ${holder.pid} on ${holder.host}). ` +
+        'Wait for it to finish, or stop that process; a lock left by a dead process is cleared automatically.',
+    );
+    this.name = 'IndexLockedError';
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function readLock(quarryDir: string): LockInfo | undefined {
+  try {
+    return JSON.parse(readFileSync(join(quarryDir, 'index.lock'), 'utf8')) as LockInfo;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Takes the lock or throws IndexLockedError; returns the release function. */
+export function acquireIndexLock(quarryDir: string): () => void {
+  const path = join(quarryDir, 'index.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx');
+      const info: LockInfo = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
+      writeSync(fd, JSON.stringify(info));
+      closeSync(fd);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        try {
+          unlinkSync(path);
+        } catch {
+          /* already gone */
+        }
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const holder = readLock(quarryDir);
+      const stale = !holder || (holder.host === hostname() && !alive(holder.pid));
+      if (!stale) throw new IndexLockedError(holder);
+      try {
+        unlinkSync(path);
+      } catch {
+        /* raced with another process; retry */
+      }
+    }
+  }
+  throw new IndexLockedError(readLock(quarryDir) ?? { pid: -1, host: 'unknown', startedAt: 'unknown' });
+}

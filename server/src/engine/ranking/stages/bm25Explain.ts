@@ -1,0 +1,19 @@
+/** Writes the BM25 channel's term-by-term breakdown into each candidate's explanation. */
+import type { Stage } from '../candidate';
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+export const bm25ExplainStage: Stage = {
+  name: 'bm25',
+  apply(_ctx, candidates) {
+    for (const c of candidates) {
+      if (!c.bm25) continue;
+      const parts = c.bm25.matches
+        .slice(0, 8)
+        .map((m) => `${m.field}:${m.token} ${round(m.contribution)} (tf ${m.tf}, df ${m.df}, idf ${round(m.idf)})`);
+      const more = c.bm25.matches.length > 8 ? ` + ${c.bm25.matches.length - 8} more terms` : '';
+      c.explanation.push(`bm25 ${round(c.bm25.score)} = ${parts.join(' + ')}${more}`);
+    }
+    return candidates;
+  },
+};

@@ -1,0 +1,318 @@
+/**
+ * The LanceDB side of the index (`.quarry/lancedb/`): the only module that imports LanceDB.
+ *
+ * Tables:
+ * - `chunks`        one row per chunk (content and metadata; dense vectors join later as a column)
+ * - `conformances`  (chunk_id, protocol_name, path, type_name, kind) with a btree index on protocol_name
+ * - `files`         (path, size, mtime_ms, hash, language, chunk_count, indexed_at) for incremental updates
+ *
+ * Every write goes through one serialized queue (STACK.md: concurrent mergeInserts duplicate rows);
+ * across processes, the indexer's lock keeps a single writer. Files are replaced per path: delete the
+ * path's rows, then add the new ones, so re-indexing a file replaces exactly its chunks.
+ */
+import * as lancedb from '@lancedb/lancedb';
+import { Field, List, Schema, Utf8, Int32, Float64 } from 'apache-arrow';
+import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Chunk, ChunkKind, ChunkSource, SemanticClass } from '../types';
+import { WriteQueue } from './writeQueue';
+
+/** Bump when the table layout changes: an index with another version is rebuilt (it is a cache). */
+export const STORE_SCHEMA_VERSION = 1;
+
+const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
+const strList = (name: string) => new Field(name, new List(new Field('item', new Utf8(), true)), false);
+const i32 = (name: string) => new Field(name, new Int32(), false);
+const f64 = (name: string) => new Field(name, new Float64(), false);
+
+const CHUNKS_SCHEMA = new Schema([
+  str('id'), str('path'), str('language'), str('kind'), str('symbol'), str('name'), str('container'),
+  strList('symbols'), strList('references'), strList('conformances'),
+  str('doc'), str('signature'), i32('start_line'), i32('end_line'), i32('start_byte'), i32('end_byte'),
+  str('content'), str('semantic_class'), i32('token_count'), str('content_hash'), str('source'),
+]);
+const CONFORMANCES_SCHEMA = new Schema([str('chunk_id'), str('protocol_name'), str('path'), str('type_name'), str('kind')]);
+const FILES_SCHEMA = new Schema([str('path'), f64('size'), f64('mtime_ms'), str('hash'), str('language'), i32('chunk_count'), f64('indexed_at')]);
+
+export interface FileRecord {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  hash: string;
+  language: string;
+  chunkCount: number;
+  indexedAt: number;
+}
+
+export interface ConformanceRow {
+  chunkId: string;
+  protocolName: string;
+  path: string;
+  typeName: string;
+  kind: string;
+}
+
+export class StoreError extends Error {
+  constructor(message: string, override readonly cause?: unknown) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+/** SQL string literal for LanceDB `where` clauses (raw SQL: quotes doubled). */
+export function sqlString(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+function sqlList(values: readonly string[]): string {
+  return `(${values.map(sqlString).join(', ')})`;
+}
+
+/** Splits long IN-lists so predicates stay small. */
+function batches<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export class ChunkStore {
+  private readonly queue = new WriteQueue();
+
+  private constructor(
+    readonly dir: string,
+    private readonly db: lancedb.Connection,
+    private readonly chunks: lancedb.Table,
+    private readonly conformances: lancedb.Table,
+    private readonly files: lancedb.Table,
+  ) {}
+
+  /**
+   * Opens the store in `<quarryDir>/lancedb`, creating tables on first use. A store written with another
+   * schema version is dropped and recreated (the index is a rebuildable cache); `recreated` says so.
+   */
+  static async open(quarryDir: string): Promise<{ store: ChunkStore; recreated: boolean }> {
+    const dir = join(quarryDir, 'lancedb');
+    const metaPath = join(quarryDir, 'store.json');
+    let recreated = false;
+    if (existsSync(dir)) {
+      let version = -1;
+      try {
+        version = (JSON.parse(readFileSync(metaPath, 'utf8')) as { schemaVersion: number }).schemaVersion;
+      } catch {
+        version = -1;
+      }
+      if (version !== STORE_SCHEMA_VERSION) {
+        rmSync(dir, { recursive: true, force: true });
+        recreated = true;
+      }
+    }
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(metaPath, JSON.stringify({ schemaVersion: STORE_SCHEMA_VERSION }));
+    const db = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+    const names = new Set(await db.tableNames());
+    const table = async (name: string, schema: Schema) => (names.has(name) ? db.openTable(name) : db.createEmptyTable(name, schema, { existOk: true }));
+    const chunks = await table('chunks', CHUNKS_SCHEMA);
+    const conformances = await table('conformances', CONFORMANCES_SCHEMA);
+    const files = await table('files', FILES_SCHEMA);
+    const store = new ChunkStore(dir, db, chunks, conformances, files);
+    return { store, recreated };
+  }
+
+  /** Drops every row (full rebuild). */
+  async clear(): Promise<void> {
+    await this.queue.run(async () => {
+      await this.chunks.delete('true');
+      await this.conformances.delete('true');
+      await this.files.delete('true');
+    });
+  }
+
+  /**
+   * Replaces the given paths' content: deletes their chunks, conformances and file records, then adds
+   * the new chunks and conformances. File records are written separately (`putFiles`) after the lexical
+   * index has committed, so an interrupted run re-processes those files next time.
+   */
+  async replacePaths(paths: readonly string[], chunks: readonly Chunk[]): Promise<void> {
+    await this.queue.run(async () => {
+      for (const group of batches(paths, 500)) {
+        const where = `path IN ${sqlList(group)}`;
+        await this.chunks.delete(where);
+        await this.conformances.delete(where);
+      }
+      if (chunks.length) {
+        await this.chunks.add(chunks.map(chunkToRow));
+        const conf = chunks.flatMap((c) =>
+          c.conformances.map((p) => ({ chunk_id: c.id, protocol_name: p, path: c.path, type_name: c.symbol, kind: c.kind })),
+        );
+        if (conf.length) await this.conformances.add(conf);
+      }
+    });
+  }
+
+  async putFiles(records: readonly FileRecord[]): Promise<void> {
+    if (!records.length) return;
+    await this.queue.run(async () => {
+      for (const group of batches(records, 500)) {
+        await this.files.delete(`path IN ${sqlList(group.map((r) => r.path))}`);
+        await this.files.add(
+          group.map((r) => ({
+            path: r.path, size: r.size, mtime_ms: r.mtimeMs, hash: r.hash, language: r.language,
+            chunk_count: r.chunkCount, indexed_at: r.indexedAt,
+          })),
+        );
+      }
+    });
+  }
+
+  async deleteFiles(paths: readonly string[]): Promise<void> {
+    if (!paths.length) return;
+    await this.queue.run(async () => {
+      for (const group of batches(paths, 500)) {
+        const where = `path IN ${sqlList(group)}`;
+        await this.chunks.delete(where);
+        await this.conformances.delete(where);
+        await this.files.delete(where);
+      }
+    });
+  }
+
+  async fileRecords(): Promise<Map<string, FileRecord>> {
+    const rows = await this.files.query().limit(Number.MAX_SAFE_INTEGER).toArray();
+    const out = new Map<string, FileRecord>();
+    for (const r of rows) {
+      out.set(String(r.path), {
+        path: String(r.path), size: Number(r.size), mtimeMs: Number(r.mtime_ms), hash: String(r.hash),
+        language: String(r.language), chunkCount: Number(r.chunk_count), indexedAt: Number(r.indexed_at),
+      });
+    }
+    return out;
+  }
+
+  /** Chunks by id, in the order asked (missing ids are skipped). */
+  async getChunks(ids: readonly string[]): Promise<Chunk[]> {
+    if (!ids.length) return [];
+    const byId = new Map<string, Chunk>();
+    for (const group of batches(ids, 200)) {
+      const rows = await this.chunks.query().where(`id IN ${sqlList(group)}`).limit(group.length * 4).toArray();
+      for (const r of rows) byId.set(String(r.id), rowToChunk(r));
+    }
+    return ids.map((id) => byId.get(id)).filter((c): c is Chunk => c !== undefined);
+  }
+
+  /** Every chunk (used to rebuild the lexical index); streamed in batches to bound memory. */
+  async *allChunks(batchSize = 2000): AsyncGenerator<Chunk[]> {
+    let batch: Chunk[] = [];
+    for await (const rb of this.chunks.query().limit(Number.MAX_SAFE_INTEGER)) {
+      for (const r of rb.toArray()) {
+        batch.push(rowToChunk(r));
+        if (batch.length >= batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
+    }
+    if (batch.length) yield batch;
+  }
+
+  async allChunkIds(): Promise<string[]> {
+    const rows = await this.chunks.query().select(['id']).limit(Number.MAX_SAFE_INTEGER).toArray();
+    return rows.map((r) => String(r.id));
+  }
+
+  /** Conformance lookup by protocol name (uses the btree index on protocol_name once built). */
+  async conformancesOf(protocolName: string): Promise<ConformanceRow[]> {
+    const rows = await this.conformances.query().where(`protocol_name = ${sqlString(protocolName)}`).limit(100_000).toArray();
+    return rows.map((r) => ({
+      chunkId: String(r.chunk_id), protocolName: String(r.protocol_name), path: String(r.path),
+      typeName: String(r.type_name), kind: String(r.kind),
+    }));
+  }
+
+  async counts(): Promise<{ chunks: number; files: number; conformances: number }> {
+    const [chunks, files, conformances] = await Promise.all([this.chunks.countRows(), this.files.countRows(), this.conformances.countRows()]);
+    return { chunks, files, conformances };
+  }
+
+  /** Chunk counts per kind and per language (status / summaries). */
+  async breakdown(): Promise<{ byKind: Record<string, number>; byLanguage: Record<string, number> }> {
+    const byKind: Record<string, number> = {};
+    const byLanguage: Record<string, number> = {};
+    for await (const rb of this.chunks.query().select(['kind', 'language']).limit(Number.MAX_SAFE_INTEGER)) {
+      const kinds = rb.getChild('kind');
+      const langs = rb.getChild('language');
+      for (let i = 0; i < rb.numRows; i++) {
+        const k = String(kinds?.get(i));
+        const l = String(langs?.get(i));
+        byKind[k] = (byKind[k] ?? 0) + 1;
+        byLanguage[l] = (byLanguage[l] ?? 0) + 1;
+      }
+    }
+    return { byKind, byLanguage };
+  }
+
+  /**
+   * Builds missing scalar indexes (id, path on chunks; protocol_name on conformances; path on files)
+   * and compacts / prunes old versions. Called after an indexing run, not per write.
+   */
+  async maintain(): Promise<void> {
+    await this.queue.run(async () => {
+      const ensure = async (table: lancedb.Table, column: string) => {
+        const existing = await table.listIndices();
+        if (existing.some((ix) => ix.columns.includes(column))) return;
+        if ((await table.countRows()) === 0) return;
+        await table.createIndex(column, { config: lancedb.Index.btree() });
+      };
+      await ensure(this.chunks, 'id');
+      await ensure(this.chunks, 'path');
+      await ensure(this.conformances, 'protocol_name');
+      await ensure(this.files, 'path');
+      const olderThan = new Date(Date.now() - 60_000);
+      for (const table of [this.chunks, this.conformances, this.files]) {
+        for (let attempt = 0; attempt < 3; attempt++) {
+          try {
+            await table.optimize({ cleanupOlderThan: olderThan });
+            break;
+          } catch (e) {
+            if (!/commit conflict/i.test(String(e)) || attempt === 2) throw e;
+          }
+        }
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.queue.idle();
+    this.chunks.close();
+    this.conformances.close();
+    this.files.close();
+    this.db.close();
+  }
+}
+
+function chunkToRow(c: Chunk): Record<string, unknown> {
+  return {
+    id: c.id, path: c.path, language: c.language, kind: c.kind, symbol: c.symbol, name: c.name, container: c.container,
+    symbols: c.symbols, references: c.references, conformances: c.conformances, doc: c.doc, signature: c.signature,
+    start_line: c.startLine, end_line: c.endLine, start_byte: c.startByte, end_byte: c.endByte, content: c.content,
+    semantic_class: c.semanticClass, token_count: c.tokenCount, content_hash: c.contentHash, source: c.source,
+  };
+}
+
+function list(v: unknown): string[] {
+  if (v == null) return [];
+  if (Array.isArray(v)) return v.map(String);
+  const maybe = v as { toArray?: () => unknown[] };
+  return typeof maybe.toArray === 'function' ? Array.from(maybe.toArray(), String) : [];
+}
+
+function rowToChunk(r: Record<string, unknown>): Chunk {
+  return {
+    id: String(r.id), path: String(r.path), language: String(r.language), kind: String(r.kind) as ChunkKind,
+    symbol: String(r.symbol), name: String(r.name), container: String(r.container),
+    symbols: list(r.symbols), references: list(r.references), conformances: list(r.conformances),
+    doc: String(r.doc), signature: String(r.signature), startLine: Number(r.start_line), endLine: Number(r.end_line),
+    startByte: Number(r.start_byte), endByte: Number(r.end_byte), content: String(r.content),
+    semanticClass: String(r.semantic_class) as SemanticClass, tokenCount: Number(r.token_count),
+    contentHash: String(r.content_hash), source: String(r.source) as ChunkSource,
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The code-aware tokenizer (seed 003 FR-1.1, section 6.1), shared by indexing and queries.
+ *
+ * - Words are runs of letters/digits/underscores (Unicode-aware); everything else separates them,
+ *   so `auth.oauth.client`, `user@email.com` and `a->b` split on their punctuation.
+ * - Each word is split into PARTS on snake_case underscores, camelCase humps, acronym boundaries
+ *   (`HTTPSConnection` → https, connection) and letter/digit boundaries (`utf8Decode` → utf, 8, decode).
+ * - Everything is lower-cased. No stemming and no stop-word removal (the seed forbids both).
+ * - Compound words are also kept WHOLE (`getuserdata`, `user_manager`) so exact identifiers can match
+ *   exactly; the BM25 index keeps parts and whole identifiers in separate fields (STACK.md: parts-only
+ *   helps natural-language queries, whole identifiers help identifier queries).
+ */
+
+const WORD = /[\p{L}\p{N}_]+/gu;
+/** Split points inside a word: lower→Upper, ACRONYM→Word, letter↔digit. */
+const HUMP = /(?<=[\p{Ll}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=[\p{L}])(?=\p{N})|(?<=\p{N})(?=\p{L})/u;
+
+/** The raw words of a text, in order (case preserved). */
+export function words(text: string): string[] {
+  return text.match(WORD) ?? [];
+}
+
+/** The lower-cased parts of one identifier: `getHTTPResponse2` → get, http, response, 2. */
+export function identifierParts(word: string): string[] {
+  const parts: string[] = [];
+  for (const piece of word.split('_')) {
+    if (!piece) continue;
+    for (const p of piece.split(HUMP)) if (p) parts.push(p.toLowerCase());
+  }
+  return parts;
+}
+
+export interface TokenizeOptions {
+  /** Also emit each compound word whole (default true). */
+  keepWhole?: boolean;
+  /** Drop parts of this length or shorter (default 0: keep all). Whole words are never dropped. */
+  dropPartsUpTo?: number;
+}
+
+/**
+ * Seed 003's `tokenize`: parts of every word, plus each compound word whole (lower-cased),
+ * plus each dotted path whole (`auth.oauth.client`). `""` → `[]`.
+ */
+export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
+  const keepWhole = options.keepWhole ?? true;
+  const minLen = (options.dropPartsUpTo ?? 0) + 1;
+  const out: string[] = [];
+  for (const w of words(text)) {
+    const parts = identifierParts(w);
+    for (const p of parts) if (p.length >= minLen) out.push(p);
+    if (keepWhole && parts.length > 1) out.push(w.toLowerCase());
+  }
+  if (keepWhole) {
+    for (const dotted of text.match(/[\p{L}\p{N}_]+(?:\.[\p{L}\p{N}_]+)+/gu) ?? []) out.push(dotted.toLowerCase());
+  }
+  return out;
+}
+
+/** Parts only (lower-cased), for the body field of the lexical index. */
+export function partTokens(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) for (const p of identifierParts(w)) out.push(p);
+  return out;
+}
+
+/** Whole identifiers (lower-cased, length ≥ 2), for the identifier field of the lexical index. */
+export function wholeTokens(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) if (w.length >= 2) out.push(w.toLowerCase());
+  return out;
+}
+
+/** True when the text is one bare identifier (optionally dotted/qualified): `getUserData`, `Foo.bar`, `foo::Bar`. */
+export function isIdentifierLike(text: string): boolean {
+  return /^[\p{L}_$][\p{L}\p{N}_$]*(?:(?:\.|::|#)[\p{L}_$][\p{L}\p{N}_$]*)*$/u.test(text.trim());
+}

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LexicalIndex, LexicalIndexCorruptError, QueryTerm } from '../../../server/src/engine/store/lexical/lexicalIndex';
+import { LexicalDoc, Segment } from '../../../server/src/engine/store/lexical/segment';
+import { Bm25Scorer, idf } from '../../../server/src/engine/retrieval/bm25';
+import { partTokens } from '../../../server/src/engine/tokenize/codeTokenizer';
+
+const P = { k1: 1.5, b: 0.75 };
+
+function doc(id: string, path: string, body: string, name = ''): LexicalDoc {
+  return { id, path, fields: { name: name ? [name] : [], symbols: [], ident: [], body: partTokens(body), path: partTokens(path) } };
+}
+const body = (tokens: string[]): QueryTerm[] => tokens.map((token) => ({ field: 'body', token, weight: 1 }));
+
+describe('lexical index (segments, deletions, persistence)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'quarry-lex-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('scores exactly like the reference BM25 scorer on a single field', async () => {
+    const texts = ['authenticate user token', 'user manager user', 'config loader', 'token refresh token token', 'parse config file'];
+    const ix = LexicalIndex.open(dir);
+    ix.add(texts.map((t, i) => doc(`d${i}`, `f${i}.ts`, t)));
+    await ix.commit();
+    const ref = new Bm25Scorer(P, partTokens);
+    ref.buildIndex(texts.map((t, i) => [`d${i}`, t] as const));
+    const { hits } = ix.search(body(['user', 'token']), 10, P);
+    assert.equal(hits.length, 3);
+    for (const h of hits) {
+      const i = Number(h.id.slice(1));
+      assert.ok(Math.abs(h.score - ref.score('user token', texts[i])) < 1e-9, h.id);
+    }
+    assert.deepEqual(hits.map((h) => h.id), [...hits].sort((a, b) => b.score - a.score).map((h) => h.id));
+  });
+
+  it('explains every score term by term', async () => {
+    const ix = LexicalIndex.open(dir);
+    ix.add([doc('a', 'a.ts', 'alpha beta'), doc('b', 'b.ts', 'beta gamma')]);
+    await ix.commit();
+    const { hits } = ix.search(body(['alpha', 'beta']), 10, P);
+    const a = hits.find((h) => h.id === 'a')!;
+    assert.equal(a.matches.length, 2);
+    const sum = a.matches.reduce((s, m) => s + m.contribution, 0);
+    assert.ok(Math.abs(sum - a.score) < 1e-9);
+    const alpha = a.matches.find((m) => m.token === 'alpha')!;
+    assert.equal(alpha.df, 1);
+    assert.ok(Math.abs(alpha.idf - idf(2, 1)) < 1e-12);
+  });
+
+  it('replaces a path\'s documents and keeps statistics right across commits and reopen', async () => {
+    const ix = LexicalIndex.open(dir);
+    ix.add([doc('a1', 'a.ts', 'alpha'), doc('a2', 'a.ts', 'alpha beta'), doc('b1', 'b.ts', 'beta')]);
+    await ix.commit();
+    assert.equal(ix.removePaths(['a.ts']), 2);
+    ix.add([doc('a1', 'a.ts', 'gamma')]);
+    await ix.commit();
+    assert.equal(ix.documentCount, 2);
+    assert.deepEqual(ix.idsForPath('a.ts'), ['a1']);
+    assert.equal(ix.search(body(['alpha']), 10, P).hits.length, 0);
+    assert.equal(ix.documentFrequency('body', 'beta'), 1);
+    const reopened = LexicalIndex.open(dir);
+    assert.equal(reopened.documentCount, 2);
+    assert.deepEqual(reopened.search(body(['gamma']), 10, P).hits.map((h) => h.id), ['a1']);
+    assert.equal(reopened.search(body(['alpha']), 10, P).hits.length, 0);
+  });
+
+  it('merges segments and sweeps obsolete files', async () => {
+    const ix = LexicalIndex.open(dir);
+    for (let i = 0; i < 12; i++) {
+      ix.add([doc(`d${i}`, `f${i}.ts`, `common unique${String.fromCharCode(97 + i)}`)]);
+      await ix.commit();
+    }
+    assert.ok(ix.segmentCount <= 8);
+    assert.equal(ix.documentCount, 12);
+    assert.equal(ix.documentFrequency('body', 'common'), 12);
+    const segFiles = readdirSync(dir).filter((f) => f.endsWith('.qlx'));
+    assert.equal(segFiles.length, ix.segmentCount);
+    const reopened = LexicalIndex.open(dir);
+    assert.equal(reopened.search(body(["uniqueh"]), 5, P).hits[0].id, 'd7');
+  });
+
+  it('filters by path while searching', async () => {
+    const ix = LexicalIndex.open(dir);
+    ix.add([doc('a', 'src/a.ts', 'needle'), doc('t', 'test/a.test.ts', 'needle')]);
+    await ix.commit();
+    const { hits } = ix.search(body(['needle']), 10, P, (p) => !p.startsWith('test/'));
+    assert.deepEqual(hits.map((h) => h.id), ['a']);
+  });
+
+  it('detects a damaged segment and a damaged manifest', async () => {
+    const ix = LexicalIndex.open(dir);
+    ix.add([doc('a', 'a.ts', 'alpha beta gamma')]);
+    await ix.commit();
+    const seg = readdirSync(dir).find((f) => f.endsWith('.qlx'))!;
+    const bytes = readFileSync(join(dir, seg));
+    bytes[bytes.length - 10] ^= 0xff;
+    writeFileSync(join(dir, seg), bytes);
+    assert.throws(() => LexicalIndex.open(dir), LexicalIndexCorruptError);
+    writeFileSync(join(dir, seg), bytes.subarray(0, 20));
+    assert.throws(() => LexicalIndex.open(dir), LexicalIndexCorruptError);
+    writeFileSync(join(dir, 'manifest.json'), '{"version":1,"segm');
+    assert.throws(() => LexicalIndex.open(dir), LexicalIndexCorruptError);
+  });
+
+  it('round-trips a segment through its binary format', () => {
+    const s = Segment.build('x.qlx', [doc('a', 'a.ts', 'héllo wörld hello'), doc('b', 'b.ts', 'wörld')]);
+    const back = Segment.deserialize('x.qlx', s.serialize());
+    assert.deepEqual(back.terms, s.terms);
+    assert.deepEqual([...back.postDocs], [...s.postDocs]);
+    assert.deepEqual([...back.postTfs], [...s.postTfs]);
+    assert.deepEqual(back.docIds, ['a', 'b']);
+  });
+});

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { tokenize, identifierParts, partTokens, wholeTokens, isIdentifierLike } from '../../../server/src/engine/tokenize/codeTokenizer';
+
+describe('code-aware tokenizer (seed 003 UT-BM25-01..07)', () => {
+  it('UT-BM25-01 splits camelCase and keeps the whole identifier', () => {
+    const r = tokenize('getUserData');
+    for (const t of ['get', 'user', 'data', 'getuserdata']) assert.ok(r.includes(t), t);
+  });
+  it('UT-BM25-02 splits snake_case and keeps the whole identifier', () => {
+    const r = tokenize('user_manager');
+    for (const t of ['user', 'manager', 'user_manager']) assert.ok(r.includes(t), t);
+  });
+  it('UT-BM25-03 splits dot notation and keeps the dotted path', () => {
+    const r = tokenize('auth.oauth.client');
+    for (const t of ['auth', 'oauth', 'client', 'auth.oauth.client']) assert.ok(r.includes(t), t);
+  });
+  it('UT-BM25-04 splits acronyms: HTTPRequest, HTTPSConnection', () => {
+    assert.deepEqual(identifierParts('HTTPRequest'), ['http', 'request']);
+    assert.deepEqual(identifierParts('HTTPSConnection'), ['https', 'connection']);
+    const r = tokenize('HTTPSConnection');
+    assert.ok(r.includes('httpsconnection'));
+  });
+  it('UT-BM25-05 splits mixed camelCase, dots and snake_case', () => {
+    const r = tokenize('getUserData.auth_token');
+    for (const t of ['get', 'user', 'data', 'auth', 'token', 'getuserdata', 'auth_token']) assert.ok(r.includes(t), t);
+  });
+  it('UT-BM25-06 returns [] for the empty string', () => {
+    assert.deepEqual(tokenize(''), []);
+  });
+  it('UT-BM25-07 splits on special characters', () => {
+    const r = tokenize('user@email.com');
+    for (const t of ['user', 'email', 'com']) assert.ok(r.includes(t), t);
+  });
+  it('splits letter/digit boundaries and keeps no stop-word removal or stemming', () => {
+    assert.deepEqual(identifierParts('utf8Decode'), ['utf', '8', 'decode']);
+    assert.deepEqual(partTokens('get the running users'), ['get', 'the', 'running', 'users']);
+  });
+  it('handles non-ASCII identifiers', () => {
+    assert.deepEqual(identifierParts('größeBerechnen'), ['größe', 'berechnen']);
+  });
+  it('wholeTokens keeps identifiers whole and lower-cased', () => {
+    assert.deepEqual(wholeTokens('fooBar(x, y_z)'), ['foobar', 'y_z']);
+  });
+  it('recognises identifier-like queries', () => {
+    assert.ok(isIdentifierLike('getUserData'));
+    assert.ok(isIdentifierLike('Foo.bar'));
+    assert.ok(isIdentifierLike('std::vector'));
+    assert.ok(!isIdentifierLike('parse the config'));
+    assert.ok(!isIdentifierLike('"quoted"'));
+  });
+});
