@@ -4,7 +4,7 @@
 import { build } from 'esbuild';
 import { chmodSync, existsSync } from 'node:fs';
 
-const external = ['@lancedb/lancedb', 'apache-arrow', 'web-tree-sitter', 'tree-sitter-wasms', 'vscode'];
+const external = ['@lancedb/lancedb', 'apache-arrow', 'web-tree-sitter', 'tree-sitter-wasms', 'gpt-tokenizer', 'vscode'];
 const common = {
   bundle: true,
   platform: 'node',

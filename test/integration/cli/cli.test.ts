@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { hostname } from 'node:os';
+import { runCli, tempDir, writeFiles, removeDir } from '../../support/workspace';
+
+describe('quarry CLI (separate processes over one on-disk index)', function () {
+  this.timeout(180_000);
+  let root: string;
+  before(() => {
+    root = tempDir();
+    writeFiles(root, {
+      'src/payment.ts': `/** Charges a card through the gateway. */\nexport class PaymentGateway {\n  charge(amountCents: number): boolean {\n    return amountCents > 0;\n  }\n}\n`,
+      'src/refunds.py': `def issue_refund(order_id: str) -> bool:\n    """Refund an order in full."""\n    return bool(order_id)\n`,
+      'tests/test_refunds.py': `from src.refunds import issue_refund\n\ndef test_issue_refund():\n    assert issue_refund("o-1")\n`,
+      'notes.unknownext': 'not indexed',
+    });
+  });
+  after(() => removeDir(root));
+
+  it('index prints a summary with files by language, chunks by kind, skipped files', () => {
+    const r = runCli(['index', '--project', root]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /Files indexed by language:/);
+    assert.match(r.stdout, /typescript\s+1/);
+    assert.match(r.stdout, /python\s+2/);
+    assert.match(r.stdout, /Chunks created by kind:/);
+    assert.match(r.stdout, /\.unknownext\s+1/);
+  });
+
+  it('a second index run in a new process is incremental', () => {
+    const r = runCli(['index', '--project', root, '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const s = JSON.parse(r.stdout);
+    assert.equal(s.filesIndexed, 0);
+    assert.equal(s.filesUnchanged, 3);
+  });
+
+  it('search --format json returns the shared result schema with the defining chunk first', () => {
+    const r = runCli(['search', 'PaymentGateway', '--project', root, '--format', 'json']);
+    assert.equal(r.status, 0, r.stderr);
+    const res = JSON.parse(r.stdout);
+    for (const k of ['matches', 'summary', 'query_intent', 'total_matches', 'total_results', 'token_count', 'execution_time_ms', 'search_strategy', 'languages_found']) {
+      assert.ok(k in res, `missing ${k}`);
+    }
+    const m = res.matches[0];
+    assert.equal(m.file.path, 'src/payment.ts');
+    assert.equal(m.content.symbol, 'PaymentGateway');
+    assert.deepEqual(m.span, m.content.line_range);
+    assert.ok(m.content.content.includes('class PaymentGateway'));
+    assert.ok(m.relevance_score > 0 && m.relevance_score <= 1);
+    assert.ok(['SEMANTIC', 'SYNTACTIC', 'KEYWORD', 'FILE_PATTERN'].includes(m.match_type));
+    assert.equal(res.total_results, res.matches.length);
+  });
+
+  it('--no-include-tests leaves test files out; -o markdown and table render', () => {
+    const withTests = JSON.parse(runCli(['search', 'issue refund', '-p', root, '-o', 'json']).stdout);
+    assert.ok(withTests.matches.some((m: { file: { path: string } }) => m.file.path.startsWith('tests/')));
+    const noTests = JSON.parse(runCli(['search', 'issue refund', '-p', root, '-o', 'json', '--no-include-tests']).stdout);
+    assert.ok(noTests.matches.length > 0);
+    assert.ok(noTests.matches.every((m: { file: { path: string } }) => !m.file.path.startsWith('tests/')));
+    const md = runCli(['search', 'issue_refund', '-p', root, '-o', 'markdown']);
+    assert.match(md.stdout, /### 1\. src\/refunds\.py:1-3/);
+    assert.match(md.stdout, /```python/);
+    const table = runCli(['search', 'issue_refund', '-p', root, '-l', '1']);
+    assert.match(table.stdout, /^Found 1 matches/m);
+    assert.match(table.stdout, /1\. src\/refunds\.py:1-3 issue_refund/);
+  });
+
+  it('no results: exit 0 with suggestions', () => {
+    const r = runCli(['search', 'xyzabc123', '-p', root]);
+    assert.equal(r.status, 0);
+    assert.match(r.stdout, /No results found \(searched \d+ chunks across 3 files\)/);
+    assert.match(r.stdout, /Languages available: python, typescript/);
+  });
+
+  it('usage errors exit 2 with a message; runtime errors exit 1 naming the cause', () => {
+    const empty = runCli(['search', '  ', '-p', root]);
+    assert.equal(empty.status, 2);
+    assert.match(empty.stderr, /Empty query/);
+    const badLimit = runCli(['search', 'x', '-p', root, '--limit', 'zero']);
+    assert.equal(badLimit.status, 2);
+    assert.match(badLimit.stderr, /positive integer/);
+    const badFormat = runCli(['search', 'x', '-p', root, '-o', 'yaml']);
+    assert.equal(badFormat.status, 2);
+    const missing = runCli(['search', 'x', '-p', join(root, 'nope')]);
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /does not exist/);
+  });
+
+  it('a second indexer is refused while one holds the lock (exit 1)', () => {
+    const lock = join(root, '.quarry', 'index.lock');
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), startedAt: '2026-01-01T14:00:00.000Z' }));
+    try {
+      const r = runCli(['index', '-p', root]);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /Indexing already in progress \(started at 2026-01-01T14:00:00.000Z/);
+      const s = runCli(['search', 'PaymentGateway', '-p', root]);
+      assert.equal(s.status, 0);
+      assert.match(s.stdout, /indexing in progress/);
+    } finally {
+      writeFileSync(lock, JSON.stringify({ pid: 999999999, host: hostname(), startedAt: 'x' }));
+    }
+    // A lock left by a dead process is taken over.
+    assert.equal(runCli(['index', '-p', root]).status, 0);
+  });
+
+  it('invalid configuration is reported key by key (exit 1)', () => {
+    const other = tempDir();
+    try {
+      mkdirSync(join(other, '.quarry'));
+      writeFileSync(join(other, '.quarry', 'config.yml'), 'bm25:\n  k1: -1\n  bogus: 3\n');
+      const r = runCli(['config', '--show', '-p', other]);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /bm25\.k1: .*got -1/);
+      assert.match(r.stderr, /unknown key\(s\) 'bogus'/);
+    } finally {
+      removeDir(other);
+    }
+  });
+
+  it('status --json reports counts', () => {
+    const r = runCli(['status', '-p', root, '--json']);
+    assert.equal(r.status, 0);
+    const s = JSON.parse(r.stdout);
+    assert.equal(s.files, 3);
+    assert.ok(s.chunks >= 3);
+    assert.ok(s.lastIndexed);
+  });
+});
