@@ -44,6 +44,19 @@ describe('identifier search returns the defining chunk first (polyglot fixture)'
     });
   }
 
+  // Members of small classes live in their class's chunk: the chunk that defines them comes first, not a
+  // chunk whose name merely shares a part of the identifier (ParcelCarrier for dispatchParcel).
+  for (const e of [
+    { query: 'dispatchParcel', path: 'backend/app/WarehouseService.java', symbol: 'WarehouseService' },
+    { query: 'ComputeInvoiceVat', path: 'backend/app/InvoiceRenderer.cs', symbol: 'Stockroom.Billing.InvoiceRenderer' },
+  ]) {
+    it(`member ${e.query} → ${e.symbol}`, async () => {
+      const top = (await engine.search(e.query, { limit: 5 })).matches[0];
+      assert.equal(`${top.file.path} ${top.content.symbol}`, `${e.path} ${e.symbol}`);
+      assert.ok(top.content.content.includes(e.query));
+    });
+  }
+
   it('explains the top result term by term', async () => {
     const res = await engine.search(expected[0].query, { limit: 1 });
     assert.match(res.matches[0].explanation[0], /^bm25 [\d.]+ = name:/);

@@ -51,7 +51,7 @@ describe('incremental indexing (edit, rename, delete)', function () {
     assert.deepEqual(Object.keys(s.filesByLanguage), ['python']);
     const after = await engine.search('find_account_by_name', { limit: 5 });
     assert.equal(after.matches[0].file.path, 'src/auth.py');
-    assert.equal((await engine.search('lookup_account', { limit: 5 })).matches.length, 0, 'the old text is gone');
+    assert.ok((await engine.search('lookup_account', { limit: 50 })).matches.every((m) => !m.content.content.includes('lookup_account')), 'the old text is gone');
     const goAfter = (await engine.search('Clamp', { limit: 5 })).matches[0];
     assert.equal(goAfter.content.chunk_id, goBefore.content.chunk_id);
     assert.equal(goAfter.content.content, goBefore.content.content);

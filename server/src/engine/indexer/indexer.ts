@@ -187,7 +187,10 @@ async function processFile(file: DiscoveredFile, previous: FileRecord | undefine
   for (let attempt = 0; attempt < 2; attempt++) {
     let text: string;
     try {
-      const read = await readTextFile(file.absPath);
+      const read = await readTextFile(file.absPath, {
+        maxFileSizeBytes: target.config.discovery.maxFileSizeBytes,
+        minifiedLineLength: target.config.discovery.minifiedLineLength,
+      });
       if ('skip' in read) {
         bump(summary.skippedByReason as Record<string, number>, read.skip);
         return { kind: 'skipped', record: record(`skipped:${read.skip}`, 0) };

@@ -1,14 +1,14 @@
 /**
  * How a chunk is seen by the lexical index: one token list per field.
  * - name:    the main symbol's parts and whole form (`validateToken` → validate, token, validatetoken)
- * - symbols: every defined name plus the qualified symbol, parts and whole
- * - ident:   whole identifiers of the text (exact-identifier matching)
+ * - symbols: every defined name plus the qualified symbol, parts and whole (`order.total`)
+ * - ident:   whole identifiers of the text, normalized (`parse_config` = `parseConfig` → parseconfig)
  * - body:    identifier parts and words of the text, doc comment included (natural-language matching)
  * - path:    parts of the file path
  */
 import type { Chunk } from '../types';
 import type { LexicalDoc } from '../store/lexical/segment';
-import { partTokens, tokenize, wholeTokens } from '../tokenize/codeTokenizer';
+import { identifierTokens, nameTokens, partTokens } from '../tokenize/codeTokenizer';
 
 export function lexicalDocForChunk(chunk: Chunk): LexicalDoc {
   const names = [chunk.symbol, ...chunk.symbols].filter(Boolean).join(' ');
@@ -17,9 +17,9 @@ export function lexicalDocForChunk(chunk: Chunk): LexicalDoc {
     id: chunk.id,
     path: chunk.path,
     fields: {
-      name: chunk.name ? tokenize(chunk.name) : [],
-      symbols: tokenize(names),
-      ident: wholeTokens(text),
+      name: chunk.name ? nameTokens(chunk.name) : [],
+      symbols: nameTokens(names),
+      ident: identifierTokens(text),
       body: partTokens(text),
       path: partTokens(chunk.path),
     },

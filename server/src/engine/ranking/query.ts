@@ -2,7 +2,7 @@
  * Query understanding (the part the lexical engine needs today): the query's form decides which
  * field-weight profile ranks it, and its tokens become per-field query terms.
  */
-import { identifierParts, isIdentifierLike, partTokens, tokenize, wholeTokens, words } from '../tokenize/codeTokenizer';
+import { identifierParts, identifierTokens, isIdentifierLike, nameTokens, normalizeIdentifier, partTokens, words } from '../tokenize/codeTokenizer';
 import type { FieldWeights } from '../config/schema';
 import type { QueryTerm } from '../store/lexical/lexicalIndex';
 import { INTENT_TYPES } from '../api/results';
@@ -41,17 +41,30 @@ export function parseQuery(raw: string, intent?: string | null): ParsedQuery {
   return { raw, text, form, identifiers, intent: normalizeIntent(intent) };
 }
 
-/** Per-field query terms with the weight profile of the query's form. */
+/**
+ * Per-field query terms with the weight profile of the query's form.
+ * An identifier query matches the name fields by the WHOLE identifier only (a part such as `parcel` of
+ * `dispatchParcel` must not make `ParcelCarrier` look like a definition), and by parts in body and path.
+ * A natural-language query matches names by their parts.
+ */
 export function lexicalTerms(q: ParsedQuery, weights: { identifier: FieldWeights; natural: FieldWeights }): QueryTerm[] {
   const w = weights[q.form];
   const terms: QueryTerm[] = [];
   const push = (field: QueryTerm['field'], tokens: string[]) => {
     for (const token of tokens) terms.push({ field, token, weight: w[field] });
   };
-  const named = tokenize(q.text);
-  push('name', named);
-  push('symbols', named);
-  push('ident', wholeTokens(q.text));
+  if (q.form === 'identifier') {
+    const segments = q.text.split(/\.|::|#/).filter(Boolean);
+    const exact = segments.map(normalizeIdentifier);
+    if (segments.length > 1) exact.push(exact.join('.'));
+    push('name', exact);
+    push('symbols', exact);
+  } else {
+    const named = nameTokens(q.text);
+    push('name', named);
+    push('symbols', named);
+  }
+  push('ident', identifierTokens(q.text));
   push('body', partTokens(q.text));
   push('path', partTokens(q.text));
   return terms;

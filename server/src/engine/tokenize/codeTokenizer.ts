@@ -70,6 +70,39 @@ export function wholeTokens(text: string): string[] {
   return out;
 }
 
+/**
+ * The comparison form of a whole identifier: lower-cased, underscores and `$` removed, so `parse_config`,
+ * `parseConfig` and `ParseConfig` are the same name. Dotted qualified names keep their dots.
+ */
+export function normalizeIdentifier(word: string): string {
+  const n = word.toLowerCase().replace(/[_$]/g, '');
+  return n || word.toLowerCase();
+}
+
+/** Normalized whole identifiers of a text (length ≥ 2), for exact-name fields. */
+export function identifierTokens(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) if (w.length >= 2) out.push(normalizeIdentifier(w));
+  return out;
+}
+
+/**
+ * Name-field tokens of a name or list of names: the parts of each, plus the normalized whole when it has
+ * several parts, plus each dotted/`::` qualified name whole (`order.total`).
+ */
+export function nameTokens(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    const parts = identifierParts(w);
+    out.push(...parts);
+    if (parts.length > 1) out.push(normalizeIdentifier(w));
+  }
+  for (const q of text.match(/[\p{L}\p{N}_$]+(?:(?:\.|::)[\p{L}\p{N}_$]+)+/gu) ?? []) {
+    out.push(q.split(/\.|::/).map(normalizeIdentifier).join('.'));
+  }
+  return out;
+}
+
 /** True when the text is one bare identifier (optionally dotted/qualified): `getUserData`, `Foo.bar`, `foo::Bar`. */
 export function isIdentifierLike(text: string): boolean {
   return /^[\p{L}_$][\p{L}\p{N}_$]*(?:(?:\.|::|#)[\p{L}_$][\p{L}\p{N}_$]*)*$/u.test(text.trim());

@@ -1,0 +1,544 @@
+/**
+ * The AST chunker (seed 002 FR-006 / FR-039): chunks follow syntax (functions, methods, types, impls,
+ * extensions); big containers become a declaration chunk plus one chunk per member; small neighbours merge
+ * toward the token target; anything over the hard maximum is split at statement boundaries.
+ * Language specifics live in `languages/*.ts` (one data-driven `LanguageDefinition` each).
+ */
+import type { Node, Tree } from 'web-tree-sitter';
+import type { ChunkingConfig } from '../config/schema';
+import { TYPE_DECLARATION_KINDS, type ChunkKind, type SemanticClass } from '../types';
+import { countTokens } from '../tokenize/tokenCount';
+import { CALLABLE_KINDS, collapse, isTestName, isTestPath, splitByLines, type ChunkDraft, type SourceText } from './common';
+import { field, named, type DefRule, type LanguageDefinition } from './languages/types';
+
+/** Callables at least this big always stand alone (never merged with another definition). */
+export const TINY_DEFINITION_TOKENS = 40;
+const MAX_REFERENCES = 200;
+
+const DEFAULT_REFERENCE_TYPES = new Set([
+  'identifier', 'type_identifier', 'field_identifier', 'property_identifier', 'simple_identifier', 'constant', 'name',
+  'shorthand_property_identifier', 'shorthand_property_identifier_pattern', 'namespace_identifier', 'package_identifier',
+  'private_property_identifier',
+]);
+const REFERENCE_STOPLIST = new Set(['this', 'self', 'super', 'Self', 'cls', 'nil', 'null', 'true', 'false', 'undefined', '_', 'it']);
+
+const TEST_CALL = /^\s*(describe|it|test|suite|context|specify|beforeEach|afterEach|beforeAll|afterAll)(\.\w+)?\s*\(/;
+
+interface DefInfo {
+  node: Node;
+  rule: DefRule;
+  kind: ChunkKind;
+  name: string;
+  symbol: string;
+  container: string;
+  body: Node | null;
+  doc: string;
+  signature: string;
+  conformances: string[];
+  /** Names a variable definition defines. */
+  names: string[];
+  /** Member names for a container that stays one chunk. */
+  memberNames: string[];
+}
+
+interface Piece {
+  start: number;
+  end: number;
+  tokens: number;
+  /** Nodes whose identifiers count as the piece's references. */
+  nodes: Node[];
+  def?: DefInfo;
+  /** Where the piece's body starts (header end) — for member summaries in declaration chunks. */
+  headerEnd: number;
+  /** Already-built chunks (split containers, over-long definitions). */
+  frozen?: ChunkDraft[];
+  isComment: boolean;
+  isImport: boolean;
+  isTestCall: boolean;
+}
+
+interface Ctx {
+  /** Qualified container symbol ('' at top level). */
+  container: string;
+  /** Short name of the enclosing type, for constructor detection. */
+  containerName: string;
+  /** Inside a type (functions are methods; variables are fields). */
+  inType: boolean;
+}
+
+export class AstChunker {
+  private readonly src: SourceText;
+  private readonly text: string;
+  private readonly comments: Node[];
+  /** Last comment (alone on its lines) ending on a given 1-based line. */
+  private readonly commentByEndLine = new Map<number, Node>();
+  private readonly refTypes: Set<string>;
+  private readonly testFile: boolean;
+
+  constructor(
+    private readonly lang: LanguageDefinition,
+    private readonly path: string,
+    src: SourceText,
+    private readonly tree: Tree,
+    private readonly config: ChunkingConfig,
+  ) {
+    this.src = src;
+    this.text = src.text;
+    this.refTypes = new Set(lang.referenceTypes ?? DEFAULT_REFERENCE_TYPES);
+    this.testFile = isTestPath(path);
+    this.comments = tree.rootNode.descendantsOfType(lang.commentTypes).filter((c): c is Node => !!c);
+    for (const c of this.comments) {
+      const before = this.text.slice(this.src.lineStartOf(c.startIndex), c.startIndex);
+      if (before.trim() !== '') continue; // a trailing comment after code is nobody's doc
+      this.commentByEndLine.set(this.src.lineOf(Math.max(c.startIndex, c.endIndex - 1)), c);
+    }
+  }
+
+  chunk(): ChunkDraft[] {
+    const pieces = this.sequence(named(this.tree.rootNode), { container: '', containerName: '', inType: false });
+    return this.pack(pieces, true);
+  }
+
+  // ---------------------------------------------------------------- definitions
+
+  /** The definition a node is (through wrappers), or null. */
+  private resolveDef(node: Node): { node: Node; rule: DefRule; kind: ChunkKind } | null {
+    let n: Node | null = node;
+    for (let i = 0; n && i < 4; i++) {
+      const rule = this.lang.definitions[n.type];
+      if (rule) {
+        const kind = typeof rule.kind === 'function' ? rule.kind(n) : rule.kind;
+        if (kind) return { node: n, rule, kind };
+      }
+      const unwrap: ((x: Node) => Node | null) | undefined = this.lang.wrappers?.[n.type];
+      if (!unwrap) return null;
+      const inner: Node | null = unwrap(n);
+      if (!inner || inner.id === n.id) return null;
+      n = inner;
+    }
+    return null;
+  }
+
+  private sequence(nodes: Node[], ctx: Ctx): Piece[] {
+    const pieces: Piece[] = [];
+    const flat: Node[] = [];
+    const flatten = (list: Node[]) => {
+      for (const n of list) {
+        if (n.type === 'ERROR' || (this.lang.memberGroups ?? []).includes(n.type)) flatten(named(n));
+        else flat.push(n);
+      }
+    };
+    flatten(nodes);
+    for (const node of flat) {
+      const found = this.resolveDef(node);
+      let piece: Piece | null = null;
+      if (found && !(ctx.inType && found.kind === 'variable')) piece = this.defPiece(node, found.node, found.rule, found.kind, ctx);
+      if (!piece) piece = this.gluePiece(node);
+      // a definition absorbs the comments / attributes it starts with
+      if (piece.def || piece.frozen) {
+        while (pieces.length > 0) {
+          const prev = pieces[pieces.length - 1];
+          if (!prev.def && !prev.frozen && prev.start >= piece.start) pieces.pop();
+          else break;
+        }
+      }
+      pieces.push(piece);
+    }
+    return pieces;
+  }
+
+  private gluePiece(node: Node): Piece {
+    const text = this.text.slice(node.startIndex, node.endIndex);
+    return {
+      start: node.startIndex,
+      end: node.endIndex,
+      tokens: countTokens(text),
+      nodes: [node],
+      headerEnd: node.endIndex,
+      isComment: this.lang.commentTypes.includes(node.type),
+      isImport: this.lang.importTypes.includes(node.type),
+      isTestCall: TEST_CALL.test(text),
+    };
+  }
+
+  private defPiece(outer: Node, node: Node, rule: DefRule, rawKind: ChunkKind, ctx: Ctx): Piece | null {
+    const name = (rule.name ? rule.name(node) : field(node, 'name')?.text) ?? '';
+    if (!name) return null;
+    const qualifier = rule.qualifier?.(node) ?? '';
+    const container = [ctx.container, qualifier].filter(Boolean).join('.');
+    let kind = rawKind;
+    if (kind === 'function' && ctx.inType) kind = 'method';
+    if (CALLABLE_KINDS.has(kind)) {
+      const owner = container.split('.').pop() ?? '';
+      if ((this.lang.constructorNames ?? []).includes(name) && (ctx.inType || qualifier)) kind = 'constructor';
+      else if (this.lang.constructorIsClassName && owner && name === owner) kind = 'constructor';
+    }
+    const symbol = container ? `${container}.${name}` : name;
+    const body = rule.body ? rule.body(node) : field(node, 'body');
+
+    // leading attributes (Rust #[...]) and doc comments that are siblings belong to the definition
+    let start = outer.startIndex;
+    const nodes: Node[] = [outer];
+    for (let p = outer.previousNamedSibling; p && (this.lang.attachedPrefixTypes ?? []).includes(p.type); p = p.previousNamedSibling) {
+      start = p.startIndex;
+      nodes.unshift(p);
+    }
+    const { doc: commentDoc, docStart } = this.commentDoc(start, outer.parent);
+    start = Math.min(start, docStart);
+    const doc = (this.lang.docstrings && body ? this.docstring(body) : '') || commentDoc;
+    const end = outer.endIndex;
+    const headerEnd = body && body.startIndex > outer.startIndex ? body.startIndex : end;
+    // the signature stops at the body, or at a comment inside the header (Ruby `module A  # doc`)
+    let sigEnd = headerEnd;
+    for (const c of named(node)) {
+      if (c.startIndex >= sigEnd) break;
+      if (this.lang.commentTypes.includes(c.type) && c.startIndex > outer.startIndex) sigEnd = c.startIndex;
+    }
+    const signature = collapse(this.text.slice(outer.startIndex, sigEnd).replace(/[\s{:=]+$/, '').replace(/\s*(->|=>)\s*$/, ''));
+    const def: DefInfo = {
+      node,
+      rule,
+      kind,
+      name,
+      symbol,
+      container,
+      body,
+      doc,
+      signature,
+      conformances: rule.conformances?.(node) ?? [],
+      names: unique([name, ...(rule.names?.(node) ?? [])]),
+      memberNames: [],
+    };
+    const tokens = countTokens(this.text.slice(start, end));
+    const piece: Piece = { start, end, tokens, nodes, def, headerEnd, isComment: false, isImport: false, isTestCall: false };
+
+    if (rule.container && body) {
+      const memberCtx: Ctx = { container: symbol, containerName: name, inType: !rule.transparent };
+      const members = this.sequence(named(body), memberCtx);
+      const memberDefs = members.filter((m) => m.def || m.frozen);
+      const nestedTypes = memberDefs.some((m) => m.frozen || (m.def && isTypeLike(m.def.kind)));
+      const split = tokens > this.config.targetTokens || nestedTypes || (rule.transparent && memberDefs.length > 0);
+      if (split) {
+        piece.frozen = [...this.declarationDrafts(piece, body, members), ...this.pack(members, false)];
+        return piece;
+      }
+      def.memberNames = memberDefs.flatMap((m) => (m.def ? [m.def.name, ...m.def.memberNames] : []));
+    }
+    if (tokens > this.config.maxTokens) {
+      piece.frozen = this.oversizeDrafts(piece);
+    }
+    return piece;
+  }
+
+  /** Cleaned text of the comments immediately above `index` (no blank line between), and where they start. */
+  private commentDoc(index: number, parent: Node | null): { doc: string; docStart: number } {
+    const parts: string[] = [];
+    let docStart = index;
+    let line = this.src.lineOf(index);
+    for (;;) {
+      const c = this.commentByEndLine.get(line - 1);
+      if (!c || c.endIndex > index) break;
+      parts.unshift(cleanComment(c.text));
+      // only sibling comments become part of the chunk's range
+      if (parent && c.parent && c.parent.id === parent.id) docStart = Math.min(docStart, c.startIndex);
+      line = this.src.lineOf(c.startIndex);
+    }
+    return { doc: parts.join('\n').trim(), docStart };
+  }
+
+  /** A Python-style docstring: the first statement of the body, when it is a string. */
+  private docstring(body: Node): string {
+    const first = named(body)[0];
+    if (!first || first.type !== 'expression_statement') return '';
+    const s = named(first)[0];
+    if (!s || s.type !== 'string' || named(first).length !== 1) return '';
+    const raw = s.text.replace(/^[rRbBuUfF]*("""|'''|"|')/, '').replace(/("""|'''|"|')$/, '');
+    return dedent(raw).trim();
+  }
+
+  // ---------------------------------------------------------------- big containers
+
+  /** Declaration chunk: header, doc, fields and member signatures (bodies elided). */
+  private declarationDrafts(piece: Piece, body: Node, members: Piece[]): ChunkDraft[] {
+    const def = piece.def!;
+    const t = this.text;
+    const parts: string[] = [];
+    const firstStart = members.length > 0 ? Math.max(body.startIndex, this.src.lineStartOf(members[0].start)) : body.endIndex;
+    const headEnd = members.length > 0 && firstStart > body.startIndex ? firstStart : Math.min(body.startIndex + 1, body.endIndex);
+    parts.push(t.slice(piece.start, headEnd).replace(/\s+$/, ''));
+    let prevEnd = headEnd;
+    for (const m of members) {
+      const from = Math.max(prevEnd, this.src.lineStartOf(m.start));
+      if (m.def || m.frozen) {
+        const header = t.slice(from, m.headerEnd).replace(/\s+$/, '');
+        parts.push(m.headerEnd < m.end ? `${header} …` : header);
+      } else {
+        // keep a trailing `;` / `,` that is not part of the member node
+        const rest = /^[ \t]*[;,]/.exec(t.slice(m.end, m.end + 8));
+        parts.push(t.slice(from, m.end + (rest ? rest[0].length : 0)).replace(/\s+$/, ''));
+      }
+      prevEnd = m.end;
+    }
+    const lastEnd = members.length > 0 ? members[members.length - 1].end : headEnd;
+    const closing = t.slice(Math.max(lastEnd, headEnd), piece.end).trim();
+    if (closing) parts.push(closing);
+    const content = parts.join('\n');
+
+    const memberDefs = members.filter((m) => m.def);
+    // a class lists its members; a namespace-like container does not claim the definitions inside it
+    const symbols = def.rule.transparent ? [def.name] : unique([def.name, ...memberDefs.map((m) => m.def!.name)]);
+    // references: the header and non-definition members, plus member headers (not member bodies)
+    const skip = new Set<number>();
+    for (const m of memberDefs) if (m.def!.body) skip.add(m.def!.body.id);
+    for (const m of members) if (m.frozen && !m.def) for (const n of m.nodes) skip.add(n.id);
+    const refRoots = [...named(def.node).filter((n) => n.id !== body.id), ...members.flatMap((m) => m.nodes)];
+    const references = this.references(refRoots, new Set([...symbols, ...memberDefs.map((m) => m.def!.name)]), skip);
+    const base: ChunkDraft = {
+      kind: def.kind,
+      symbol: def.symbol,
+      name: def.name,
+      container: def.container,
+      symbols,
+      references,
+      conformances: def.conformances,
+      doc: def.doc,
+      signature: def.signature,
+      start: piece.start,
+      end: piece.end,
+      content,
+      semanticClass: this.semanticClass(def.kind, def.name, false, false),
+      source: 'ast',
+    };
+    if (countTokens(content) <= this.config.maxTokens) return [base];
+    return splitByLines(content, 0, content.length, this.config.maxTokens).map(([s, e]) => ({ ...base, content: content.slice(s, e) }));
+  }
+
+  /** A definition over the hard maximum: parts cut at statement boundaries, all keeping the symbol. */
+  private oversizeDrafts(piece: Piece): ChunkDraft[] {
+    const def = piece.def!;
+    let kids: Node[] = named(def.body);
+    const containers = this.lang.statementContainers ?? [];
+    while (kids.length === 1 && containers.includes(kids[0].type)) kids = named(kids[0]);
+    if (kids.length === 0) kids = named(def.node);
+    const ranges = this.splitRange(piece.start, piece.end, kids);
+    return ranges.map(([s, e]) => ({
+      ...this.baseDraft(def, s, e),
+      references: this.references(piece.nodes, new Set(def.names), new Set(), [s, e]),
+    }));
+  }
+
+  private splitRange(start: number, end: number, kids: Node[]): Array<[number, number]> {
+    const max = this.config.maxTokens;
+    const cuts = kids.map((k) => k.startIndex).filter((x) => x > start && x < end);
+    const bounds = [start, ...unique(cuts.map(String)).map(Number).sort((a, b) => a - b), end];
+    const segs: Array<[number, number, number]> = [];
+    for (let i = 0; i + 1 < bounds.length; i++) {
+      const s = bounds[i];
+      const e = bounds[i + 1];
+      const tokens = countTokens(this.text.slice(s, e));
+      if (tokens <= max) {
+        segs.push([s, e, tokens]);
+        continue;
+      }
+      const kid = kids.find((k) => k.startIndex >= s && k.startIndex < e && k.endIndex <= e + 1) ?? kids.find((k) => k.startIndex <= s && k.endIndex >= e);
+      let inner = kid ? named(kid) : [];
+      if (inner.length === 1) inner = named(inner[0]);
+      const sub = inner.length >= 2 ? this.splitRange(s, e, inner) : splitByLines(this.text, s, e, max);
+      for (const [a, b] of sub) segs.push([a, b, countTokens(this.text.slice(a, b))]);
+    }
+    const out: Array<[number, number]> = [];
+    let cur: [number, number, number] | null = null;
+    for (const seg of segs) {
+      if (cur && cur[2] + seg[2] <= max) cur = [cur[0], seg[1], cur[2] + seg[2]];
+      else {
+        if (cur) out.push([cur[0], cur[1]]);
+        cur = seg;
+      }
+    }
+    if (cur) out.push([cur[0], cur[1]]);
+    return out;
+  }
+
+  // ---------------------------------------------------------------- merging
+
+  private significant(p: Piece): number {
+    if (!p.def) return 0;
+    if (isTypeLike(p.def.kind)) return 1;
+    if (CALLABLE_KINDS.has(p.def.kind) && p.tokens >= TINY_DEFINITION_TOKENS) return 1;
+    return 0;
+  }
+
+  /** Packs pieces into chunks: small neighbours merge toward the target; at most one real definition each. */
+  private pack(pieces: Piece[], topLevel: boolean): ChunkDraft[] {
+    const { minTokens, targetTokens } = this.config;
+    const out: ChunkDraft[] = [];
+    let group: Piece[] = [];
+    let groupTokens = 0;
+    let groupSig = 0;
+    let groupType = false;
+    let groupDefs = false;
+    const flush = () => {
+      if (group.length > 0) out.push(this.groupDraft(group));
+      group = [];
+      groupTokens = 0;
+      groupSig = 0;
+      groupType = false;
+      groupDefs = false;
+    };
+    for (const p of pieces) {
+      if (p.frozen) {
+        flush();
+        out.push(...p.frozen);
+        continue;
+      }
+      if (!topLevel && !p.def) continue; // members that are not definitions live in the declaration chunk
+      const sig = this.significant(p);
+      const isType = !!p.def && isTypeLike(p.def.kind);
+      const isDef = !!p.def && p.def.kind !== 'variable';
+      // a type declaration only takes glue (imports, statements, variables) along, never another definition
+      const fits =
+        groupTokens + p.tokens <= targetTokens &&
+        (groupTokens < minTokens || p.tokens < minTokens) &&
+        groupSig + sig <= 1 &&
+        !(isType && groupDefs) &&
+        !(groupType && isDef);
+      if (group.length > 0 && !fits) flush();
+      group.push(p);
+      groupTokens += p.tokens;
+      groupSig += sig;
+      groupType ||= isType;
+      groupDefs ||= isDef;
+    }
+    flush();
+    return out;
+  }
+
+  private groupDraft(group: Piece[]): ChunkDraft {
+    const defs = group.filter((p) => p.def).map((p) => p.def!);
+    const main =
+      group.find((p) => this.significant(p) > 0)?.def ?? defs.find((d) => d.kind !== 'variable') ?? defs[0];
+    const start = group[0].start;
+    const end = group[group.length - 1].end;
+    const symbols = unique(
+      main ? [main.name, ...main.memberNames, ...defs.filter((d) => d !== main).flatMap((d) => [...d.names, ...d.memberNames]), ...main.names] : [],
+    );
+    const references = this.references(group.flatMap((p) => p.nodes), new Set(symbols), new Set());
+    const testCall = group.some((p) => p.isTestCall);
+    const importOnly = group.every((p) => p.isImport || p.isComment);
+    if (!main) {
+      return {
+        kind: 'code',
+        symbol: '',
+        name: '',
+        container: '',
+        symbols,
+        references,
+        conformances: [],
+        doc: '',
+        signature: '',
+        start,
+        end,
+        semanticClass: this.semanticClass('code', '', testCall, importOnly),
+        source: 'ast',
+      };
+    }
+    return { ...this.baseDraft(main, start, end, testCall), symbols, references };
+  }
+
+  private baseDraft(def: DefInfo, start: number, end: number, testCall = false): ChunkDraft {
+    return {
+      kind: def.kind,
+      symbol: def.symbol,
+      name: def.name,
+      container: def.container,
+      symbols: unique([def.name, ...def.memberNames, ...def.names]),
+      references: [],
+      conformances: def.conformances,
+      doc: def.doc,
+      signature: def.signature,
+      start,
+      end,
+      semanticClass: this.semanticClass(def.kind, def.name, testCall, false),
+      source: 'ast',
+    };
+  }
+
+  private semanticClass(kind: ChunkKind, name: string, testCall: boolean, importOnly: boolean): SemanticClass {
+    if (kind === 'code') {
+      if (importOnly) return 'BOUNDARY_MODULE';
+      return testCall || this.testFile ? 'DEFINITION_TEST' : 'BOUNDARY_MODULE';
+    }
+    if (kind === 'namespace') return 'BOUNDARY_MODULE';
+    const test = this.testFile || isTestName(name) || testCall;
+    if (CALLABLE_KINDS.has(kind)) return test ? 'DEFINITION_TEST' : 'DEFINITION_CALLABLE';
+    if (kind === 'variable') return this.testFile ? 'DEFINITION_TEST' : 'DEFINITION_DATA';
+    return test ? 'DEFINITION_TEST' : 'DEFINITION_TYPE';
+  }
+
+  // ---------------------------------------------------------------- references
+
+  /** Identifiers under `roots` (optionally within a range), minus the chunk's own names; first-seen order. */
+  private references(roots: Node[], exclude: Set<string>, skip: Set<number>, range?: [number, number]): string[] {
+    const out: string[] = [];
+    const seen = new Set<string>();
+    const stack: Node[] = [...roots].reverse();
+    while (stack.length > 0 && out.length < MAX_REFERENCES) {
+      const n = stack.pop()!;
+      if (skip.has(n.id)) continue;
+      if (range && (n.endIndex <= range[0] || n.startIndex >= range[1])) continue;
+      if (this.refTypes.has(n.type) && n.childCount === 0) {
+        const id = n.text;
+        if (id && !seen.has(id) && !exclude.has(id) && !REFERENCE_STOPLIST.has(id) && /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(id)) {
+          seen.add(id);
+          out.push(id);
+        }
+        continue;
+      }
+      const kids = n.namedChildren;
+      for (let i = kids.length - 1; i >= 0; i--) {
+        const k = kids[i];
+        if (k) stack.push(k);
+      }
+    }
+    return out;
+  }
+}
+
+export function isTypeLike(kind: ChunkKind): boolean {
+  return TYPE_DECLARATION_KINDS.has(kind) || kind === 'module' || kind === 'namespace';
+}
+
+function unique<T>(items: T[]): T[] {
+  const out: T[] = [];
+  for (const i of items) if (i !== '' && !out.includes(i)) out.push(i);
+  return out;
+}
+
+function dedent(text: string): string {
+  const lines = text.split('\n');
+  const indents = lines.slice(1).filter((l) => l.trim()).map((l) => l.match(/^\s*/)![0].length);
+  const min = indents.length ? Math.min(...indents) : 0;
+  return [lines[0].trim(), ...lines.slice(1).map((l) => l.slice(min))].join('\n');
+}
+
+/** A comment without its markers (`/** * *\/`, `///`, `//!`, `//`, `#`) and XML doc tags. */
+export function cleanComment(text: string): string {
+  let lines: string[];
+  const t = text.trim();
+  if (t.startsWith('/*')) {
+    lines = t
+      .replace(/^\/\*+!?/, '')
+      .replace(/\*+\/$/, '')
+      .split('\n')
+      .map((l) => l.replace(/^\s*\*+(?!\/) ?/, ''));
+  } else if (t.startsWith('=begin')) {
+    lines = t.replace(/^=begin/, '').replace(/=end$/, '').split('\n');
+  } else {
+    lines = t.split('\n').map((l) => l.replace(/^\s*(\/\/[/!]?|#+|--) ?/, ''));
+  }
+  return lines
+    .map((l) => l.replace(/<\/?(summary|remarks|returns|param|typeparam|value|example|para|see|seealso|exception|inheritdoc|c|code|list|item|description)\b[^>]*>/g, '').trimEnd())
+    .join('\n')
+    .replace(/^\n+|\n+$/g, '')
+    .trim();
+}

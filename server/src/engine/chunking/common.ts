@@ -1,0 +1,193 @@
+/**
+ * Shared chunk plumbing: offsets (UTF-16 string index → UTF-8 byte offset, line numbers), stable ids,
+ * hashes, token counts and the final Chunk record.
+ */
+import { createHash } from 'node:crypto';
+import type { Chunk, ChunkKind, ChunkSource, SemanticClass } from '../types';
+import { countTokens } from '../tokenize/tokenCount';
+
+/** Offsets into one file's text. All inputs are JS string (UTF-16 code unit) indices. */
+export class SourceText {
+  readonly text: string;
+  private readonly lineStarts: number[];
+  private utf8?: Uint32Array;
+  private readonly ascii: boolean;
+
+  constructor(text: string) {
+    this.text = text;
+    const starts = [0];
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+    this.lineStarts = starts;
+    // eslint-disable-next-line no-control-regex
+    this.ascii = !/[^\x00-\x7f]/.test(text);
+  }
+
+  /** 1-based line of a string index. */
+  lineOf(index: number): number {
+    const starts = this.lineStarts;
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  }
+
+  /** String index where the line containing `index` starts. */
+  lineStartOf(index: number): number {
+    return this.lineStarts[this.lineOf(index) - 1];
+  }
+
+  /** UTF-8 byte offset of a string index. */
+  byteOf(index: number): number {
+    if (this.ascii) return index;
+    if (!this.utf8) {
+      const t = this.text;
+      const map = new Uint32Array(t.length + 1);
+      let b = 0;
+      for (let i = 0; i < t.length; i++) {
+        map[i] = b;
+        const c = t.charCodeAt(i);
+        if (c < 0x80) b += 1;
+        else if (c < 0x800) b += 2;
+        else if (c >= 0xd800 && c <= 0xdbff && i + 1 < t.length && (t.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+          // surrogate pair: 4 bytes; the low half maps to the pair's start
+          map[i + 1] = b;
+          b += 4;
+          i++;
+        } else b += 3;
+      }
+      map[t.length] = b;
+      this.utf8 = map;
+    }
+    return this.utf8[Math.max(0, Math.min(index, this.text.length))];
+  }
+}
+
+export function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** Whitespace-collapsed, at most `max` characters. */
+export function collapse(text: string, max = 300): string {
+  const s = text.replace(/\s+/g, ' ').trim();
+  return s.length > max ? s.slice(0, max - 1) + '…' : s;
+}
+
+export const CALLABLE_KINDS: ReadonlySet<ChunkKind> = new Set<ChunkKind>(['function', 'method', 'constructor']);
+
+const TEST_PATH = /(^|\/)(test|tests|__tests__|spec|specs|testing)(\/|$)|(_test|_spec|\.test|\.spec|Tests?|Spec)\.[a-z0-9]+$|(^|\/)test_[^/]*$/;
+const TEST_NAME = /^(test_?[A-Za-z0-9_]*|Test[A-Z0-9_][A-Za-z0-9_]*|[A-Za-z0-9_]*(Test|Tests|Spec|_test|_spec))$/;
+
+export function isTestPath(path: string): boolean {
+  return TEST_PATH.test(path);
+}
+
+export function isTestName(name: string): boolean {
+  return name.length > 0 && TEST_NAME.test(name);
+}
+
+/** Everything a chunk needs besides the derived fields (id, tokens, hash). */
+export interface ChunkDraft {
+  kind: ChunkKind;
+  symbol: string;
+  name: string;
+  container: string;
+  symbols: string[];
+  references: string[];
+  conformances: string[];
+  doc: string;
+  signature: string;
+  /** String indices into the file (end exclusive). */
+  start: number;
+  end: number;
+  /** Chunk text; defaults to the file slice [start, end). */
+  content?: string;
+  semanticClass: SemanticClass;
+  source: ChunkSource;
+}
+
+/**
+ * Turns drafts into chunks: content, lines, bytes, tokens, hashes and stable ids (path + kind + symbol +
+ * ordinal among chunks with the same kind and symbol — no line numbers, so edits above keep ids).
+ */
+export function finalizeChunks(path: string, language: string, src: SourceText, drafts: ChunkDraft[]): Chunk[] {
+  const ordinals = new Map<string, number>();
+  const out: Chunk[] = [];
+  for (const d of drafts) {
+    const content = d.content ?? src.text.slice(d.start, d.end);
+    if (content.trim().length === 0) continue;
+    const key = `${d.kind}\u0000${d.symbol}`;
+    const ordinal = ordinals.get(key) ?? 0;
+    ordinals.set(key, ordinal + 1);
+    const endForLine = d.end > d.start ? d.end - 1 : d.end;
+    out.push({
+      id: sha1(`${path}\u0000${d.kind}\u0000${d.symbol}\u0000${ordinal}`).slice(0, 20),
+      path,
+      language,
+      kind: d.kind,
+      symbol: d.symbol,
+      name: d.name,
+      container: d.container,
+      symbols: d.symbols,
+      references: d.references,
+      conformances: d.conformances,
+      doc: d.doc,
+      signature: d.signature,
+      startLine: src.lineOf(d.start),
+      endLine: src.lineOf(endForLine),
+      startByte: src.byteOf(d.start),
+      endByte: src.byteOf(d.end),
+      content,
+      semanticClass: d.semanticClass,
+      tokenCount: countTokens(content),
+      contentHash: sha256(content),
+      source: d.source,
+    });
+  }
+  return out;
+}
+
+/**
+ * Splits [start, end) of the text into line-aligned windows of at most `maxTokens` tokens
+ * (a single over-long line is cut by characters). Returns string index ranges.
+ */
+export function splitByLines(text: string, start: number, end: number, maxTokens: number): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  let segStart = start;
+  let segTokens = 0;
+  let i = start;
+  while (i < end) {
+    const nl = text.indexOf('\n', i);
+    const lineEnd = nl === -1 || nl >= end ? end : nl + 1;
+    const lineTokens = countTokens(text.slice(i, lineEnd));
+    if (lineTokens > maxTokens) {
+      if (i > segStart) ranges.push([segStart, i]);
+      // cut the line by characters, roughly maxTokens each
+      const step = Math.max(1, Math.floor(((lineEnd - i) * maxTokens) / lineTokens * 0.9));
+      for (let p = i; p < lineEnd; ) {
+        let q = Math.min(lineEnd, p + step);
+        if (q < lineEnd && (text.charCodeAt(q - 1) & 0xfc00) === 0xd800) q++;
+        ranges.push([p, q]);
+        p = q;
+      }
+      segStart = lineEnd;
+      segTokens = 0;
+    } else if (segTokens + lineTokens > maxTokens && i > segStart) {
+      ranges.push([segStart, i]);
+      segStart = i;
+      segTokens = lineTokens;
+    } else {
+      segTokens += lineTokens;
+    }
+    i = lineEnd;
+  }
+  if (segStart < end) ranges.push([segStart, end]);
+  return ranges;
+}

@@ -1,0 +1,59 @@
+/**
+ * Chunking (seed 002 FR-006 / FR-039): files with a grammar get syntax-aware chunks (functions, methods,
+ * types...), Markdown gets heading sections, everything else gets paragraph-aware text windows.
+ * Never throws on malformed input; a grammar that fails to load falls back to the text chunker.
+ */
+import type { ChunkingConfig } from '../config/schema';
+import { languageById } from '../languages';
+import type { Chunk } from '../types';
+import { AstChunker } from './ast';
+import { finalizeChunks, SourceText, type ChunkDraft } from './common';
+import { languageDefinition } from './languages/registry';
+import { initParser, loadGrammar, parserFor } from './parser';
+import { chunkMarkdown, chunkText } from './text';
+
+export interface ChunkInput {
+  /** Workspace-relative path with forward slashes. */
+  path: string;
+  /** Language id from the registry. */
+  language: string;
+  content: string;
+}
+
+export { astLanguageIds } from './languages/registry';
+export type { LanguageDefinition } from './languages/types';
+
+/** Optional warm-up: initializes the tree-sitter runtime. */
+export async function initChunking(): Promise<void> {
+  await initParser();
+}
+
+export async function chunkFile(input: ChunkInput, config: ChunkingConfig): Promise<Chunk[]> {
+  const src = new SourceText(input.content);
+  const info = languageById(input.language);
+  let drafts: ChunkDraft[] | null = null;
+  if (info?.grammar) drafts = await astDrafts(input, info.grammar, src, config);
+  if (!drafts && info?.textChunker === 'markdown') drafts = chunkMarkdown(src, config);
+  if (!drafts) drafts = chunkText(src, config);
+  return finalizeChunks(input.path, input.language, src, drafts);
+}
+
+async function astDrafts(input: ChunkInput, grammar: string, src: SourceText, config: ChunkingConfig): Promise<ChunkDraft[] | null> {
+  const definition = languageDefinition(input.language);
+  if (!definition) return null;
+  try {
+    const language = await loadGrammar(grammar);
+    if (!language) return null;
+    const tree = parserFor(grammar, language).parse(input.content);
+    if (!tree) return null;
+    try {
+      return new AstChunker(definition, input.path, src, tree, config).chunk();
+    } finally {
+      tree.delete();
+    }
+  } catch (err) {
+    if (process.env.QUARRY_DEBUG_CHUNKING) console.error(`chunking ${input.path}:`, err);
+    // a chunker bug or a runtime failure must not lose the file: fall back to text windows
+    return null;
+  }
+}

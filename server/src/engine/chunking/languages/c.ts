@@ -1,0 +1,56 @@
+/** C: function definitions, structs/unions/enums, typedefs, globals. */
+import type { Node } from 'web-tree-sitter';
+import { field, type LanguageDefinition } from './types';
+
+/** Walks a declarator chain (pointer/reference/function/array/parenthesized) down to the declared name node. */
+export function declaratorName(n: Node | null): Node | null {
+  let d = n;
+  for (let i = 0; d && i < 16; i++) {
+    if (['identifier', 'field_identifier', 'type_identifier', 'qualified_identifier', 'destructor_name', 'operator_name', 'template_function'].includes(d.type)) return d;
+    d = field(d, 'declarator') ?? d.namedChildren.find((c) => c && c.type.endsWith('declarator')) ?? null;
+  }
+  return null;
+}
+
+function declarationNames(n: Node): string[] {
+  const out: string[] = [];
+  for (const c of n.namedChildren) {
+    if (!c || !c.type.endsWith('declarator') && c.type !== 'identifier') continue;
+    if (c.type === 'function_declarator') continue; // a prototype, not a definition
+    const nm = declaratorName(c);
+    if (nm && nm.type === 'identifier') out.push(nm.text);
+  }
+  return out;
+}
+
+function taggedKind(n: Node) {
+  if (!field(n, 'body')) return null;
+  return n.type === 'enum_specifier' ? ('enum' as const) : ('struct' as const);
+}
+
+export const c: LanguageDefinition = {
+  id: 'c',
+  definitions: {
+    function_definition: { kind: 'function', name: (n) => declaratorName(field(n, 'declarator'))?.text ?? null },
+    struct_specifier: { kind: taggedKind },
+    union_specifier: { kind: taggedKind },
+    enum_specifier: { kind: taggedKind },
+    type_definition: {
+      kind: (n) => {
+        const t = field(n, 'type');
+        if (t && field(t, 'body')) return t.type === 'enum_specifier' ? 'enum' : 'struct';
+        return 'type_alias';
+      },
+      name: (n) => declaratorName(field(n, 'declarator'))?.text ?? null,
+      body: (n) => field(field(n, 'type'), 'body'),
+    },
+    declaration: {
+      kind: (n) => (declarationNames(n).length > 0 ? 'variable' : null),
+      name: (n) => declarationNames(n)[0] ?? null,
+      names: declarationNames,
+      body: () => null,
+    },
+  },
+  commentTypes: ['comment'],
+  importTypes: ['preproc_include'],
+};

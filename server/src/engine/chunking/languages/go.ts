@@ -1,0 +1,64 @@
+/** Go: functions, methods (`Receiver.Method`), type declarations (struct/interface embedding as conformances). */
+import type { Node } from 'web-tree-sitter';
+import { bareNames, childOfType, childrenOfType, field, named, type LanguageDefinition } from './types';
+
+function receiverType(n: Node): string | null {
+  const param = childOfType(field(n, 'receiver'), 'parameter_declaration', 'variadic_parameter_declaration');
+  let t = field(param, 'type');
+  while (t && (t.type === 'pointer_type' || t.type === 'generic_type' || t.type === 'parenthesized_type')) {
+    t = t.type === 'generic_type' ? field(t, 'type') : named(t)[0] ?? null;
+  }
+  return t ? t.text : null;
+}
+
+function firstSpec(n: Node): Node | null {
+  return childOfType(n, 'type_spec', 'type_alias');
+}
+
+function typeConformances(n: Node): string[] {
+  const t = field(firstSpec(n), 'type');
+  if (!t) return [];
+  if (t.type === 'struct_type') {
+    const list = childOfType(t, 'field_declaration_list');
+    // embedded fields have a type but no name
+    return bareNames(childrenOfType(list, 'field_declaration').filter((f) => !field(f, 'name')).map((f) => field(f, 'type')));
+  }
+  if (t.type === 'interface_type') {
+    return bareNames(childrenOfType(t, 'constraint_elem', 'type_elem').flatMap((c) => named(c)));
+  }
+  return [];
+}
+
+function specNames(n: Node): string[] {
+  const out: string[] = [];
+  for (const spec of n.descendantsOfType(['var_spec', 'const_spec'])) {
+    for (const id of childrenOfType(spec, 'identifier')) if (!out.includes(id.text)) out.push(id.text);
+  }
+  return out;
+}
+
+export const go: LanguageDefinition = {
+  id: 'go',
+  definitions: {
+    function_declaration: { kind: 'function' },
+    method_declaration: { kind: 'method', qualifier: receiverType },
+    type_declaration: {
+      kind: (n) => {
+        const t = field(firstSpec(n), 'type');
+        if (!t) return null;
+        return t.type === 'struct_type' ? 'struct' : t.type === 'interface_type' ? 'interface' : 'type_alias';
+      },
+      name: (n) => field(firstSpec(n), 'name')?.text ?? null,
+      body: (n) => {
+        const t = field(firstSpec(n), 'type');
+        return t?.type === 'struct_type' ? childOfType(t, 'field_declaration_list') : t?.type === 'interface_type' ? t : null;
+      },
+      conformances: typeConformances,
+      names: (n) => named(n).map((s) => field(s, 'name')?.text ?? '').filter(Boolean),
+    },
+    var_declaration: { kind: 'variable', name: (n) => specNames(n)[0] ?? null, names: specNames, body: () => null },
+    const_declaration: { kind: 'variable', name: (n) => specNames(n)[0] ?? null, names: specNames, body: () => null },
+  },
+  commentTypes: ['comment'],
+  importTypes: ['import_declaration', 'package_clause'],
+};

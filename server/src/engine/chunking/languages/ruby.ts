@@ -1,0 +1,48 @@
+/** Ruby: classes (`< Base`, `include Mod` as conformances), modules, methods, `def self.x`. */
+import type { Node } from 'web-tree-sitter';
+import { bareNames, childOfType, field, named, type LanguageDefinition } from './types';
+
+function constName(n: Node): string | null {
+  const nm = field(n, 'name');
+  if (!nm) return null;
+  const parts = nm.text.split('::');
+  return parts[parts.length - 1] || null;
+}
+
+function constScope(n: Node): string | null {
+  const nm = field(n, 'name');
+  if (!nm || nm.type !== 'scope_resolution') return null;
+  return nm.text.split('::').slice(0, -1).filter(Boolean).join('.') || null;
+}
+
+function mixins(n: Node): Node[] {
+  const out: Node[] = [];
+  for (const st of named(field(n, 'body') ?? childOfType(n, 'body_statement'))) {
+    if (st.type !== 'call') continue;
+    const m = field(st, 'method')?.text;
+    if (m === 'include' || m === 'extend' || m === 'prepend') out.push(...named(field(st, 'arguments')));
+  }
+  return out;
+}
+
+const body = (n: Node) => field(n, 'body') ?? childOfType(n, 'body_statement');
+
+export const ruby: LanguageDefinition = {
+  id: 'ruby',
+  definitions: {
+    class: {
+      kind: 'class',
+      container: true,
+      name: constName,
+      qualifier: constScope,
+      body,
+      conformances: (n) => bareNames([...named(field(n, 'superclass')), ...mixins(n)]),
+    },
+    module: { kind: 'module', container: true, name: constName, qualifier: constScope, body, conformances: (n) => bareNames(mixins(n)) },
+    method: { kind: 'function', body },
+    singleton_method: { kind: 'method', body },
+  },
+  commentTypes: ['comment'],
+  importTypes: [],
+  constructorNames: ['initialize'],
+};

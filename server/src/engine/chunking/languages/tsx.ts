@@ -1,0 +1,4 @@
+/** TSX: the TypeScript rules over the tsx grammar. */
+import { ecmaDefinition } from './typescript';
+
+export const tsx = ecmaDefinition('tsx', true);

@@ -1,0 +1,127 @@
+/**
+ * The data-driven description of one language for the AST chunker. Adding a language means adding one
+ * file that exports a `LanguageDefinition` and listing it in `registry.ts`.
+ */
+import type { Node } from 'web-tree-sitter';
+import type { ChunkKind } from '../../types';
+
+/** How one definition node type is read. */
+export interface DefRule {
+  /** The chunk kind, or a function deciding it (null: the node is not a definition after all). */
+  kind: ChunkKind | ((node: Node) => ChunkKind | null);
+  /** The short name; default: the `name` field's text. */
+  name?: (node: Node) => string | null;
+  /**
+   * An extra qualifier that replaces the lexical container (Go receiver type, C++ `Class::` scope,
+   * Kotlin extension receiver, Ruby `A::B` class names). Dot-separated.
+   */
+  qualifier?: (node: Node) => string | null;
+  /** The body node (what is elided from the signature); default: the `body` field. */
+  body?: (node: Node) => Node | null;
+  /** The body holds member definitions (class-like): big ones split into declaration + members. */
+  container?: boolean;
+  /**
+   * A namespace-like container (TS namespace, C++/C# namespace, Rust `mod`): always split so every
+   * definition inside stays a chunk of its own; functions inside stay functions (not methods).
+   */
+  transparent?: boolean;
+  /** Supertypes, already bare names. */
+  conformances?: (node: Node) => string[];
+  /** Names a `variable` definition defines (default: [name]). */
+  names?: (node: Node) => string[];
+}
+
+export interface LanguageDefinition {
+  /** Language id from the registry (`typescript`, `csharp`, ...). */
+  id: string;
+  /** Definition node types. */
+  definitions: Record<string, DefRule>;
+  /** Wrapper node types (export, decorators, templates): return the wrapped definition node or null. */
+  wrappers?: Record<string, (node: Node) => Node | null>;
+  /** Comment node types (for doc comments). */
+  commentTypes: string[];
+  /** Sibling node types that precede a definition and belong to it (Rust `#[attr]`). */
+  attachedPrefixTypes?: string[];
+  /** Node types that are imports / module glue. */
+  importTypes: string[];
+  /** Node types inside a container body whose children are members too (Java `enum_body_declarations`). */
+  memberGroups?: string[];
+  /** Identifier-like node types collected as references (default: a shared set). */
+  referenceTypes?: string[];
+  /** Python-style docstrings (first string statement of the body). */
+  docstrings?: boolean;
+  /** Method names that mark a constructor (besides the class's own name where `constructorIsClassName`). */
+  constructorNames?: string[];
+  constructorIsClassName?: boolean;
+  /** Statement list inside a callable body when the body wraps it (Swift/Kotlin `statements`). */
+  statementContainers?: string[];
+}
+
+// ---------- helpers shared by the language files ----------
+
+export function field(node: Node | null | undefined, name: string): Node | null {
+  return node ? node.childForFieldName(name) : null;
+}
+
+export function named(node: Node | null | undefined): Node[] {
+  if (!node) return [];
+  const out: Node[] = [];
+  for (const c of node.namedChildren) if (c) out.push(c);
+  return out;
+}
+
+export function children(node: Node | null | undefined): Node[] {
+  if (!node) return [];
+  const out: Node[] = [];
+  for (const c of node.children) if (c) out.push(c);
+  return out;
+}
+
+export function childOfType(node: Node | null | undefined, ...types: string[]): Node | null {
+  for (const c of named(node)) if (types.includes(c.type)) return c;
+  return null;
+}
+
+export function childrenOfType(node: Node | null | undefined, ...types: string[]): Node[] {
+  return named(node).filter((c) => types.includes(c.type));
+}
+
+export function hasKeyword(node: Node, keyword: string): boolean {
+  for (const c of children(node)) if (!c.isNamed && c.type === keyword) return true;
+  return false;
+}
+
+/**
+ * The bare name of a type expression: type arguments, call arguments, pointers and qualifiers removed,
+ * last segment of a qualified name (`pkg.Iface<T>` → `Iface`, `::std::fmt::Display` → `Display`).
+ */
+export function bareTypeName(text: string): string {
+  let s = text.trim();
+  // drop balanced <...>, [...] (Go generics) and (...) (Kotlin constructor calls)
+  let prev = '';
+  while (prev !== s) {
+    prev = s;
+    s = s.replace(/<[^<>]*>/g, '').replace(/\[[^[\]]*\]/g, '').replace(/\([^()]*\)/g, '');
+  }
+  s = s.replace(/^[\s*&]+/, '').replace(/[\s?!*&]+$/, '');
+  s = s.replace(/^(public|private|protected|virtual|dyn|impl|mut|const)\s+/g, '');
+  const parts = s.split(/::|\.|\\/).filter((p) => p.length > 0);
+  const last = (parts[parts.length - 1] ?? '').trim();
+  return /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(last) ? last : '';
+}
+
+/** Bare names of a list of type nodes, deduplicated, empties dropped. */
+export function bareNames(nodes: Array<Node | null | undefined>, skip: string[] = []): string[] {
+  const out: string[] = [];
+  for (const n of nodes) {
+    if (!n) continue;
+    const b = bareTypeName(n.text);
+    if (b && !skip.includes(b) && !out.includes(b)) out.push(b);
+  }
+  return out;
+}
+
+/** Text of the `name` field. */
+export function nameField(node: Node): string | null {
+  return field(node, 'name')?.text ?? null;
+}

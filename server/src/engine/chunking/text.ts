@@ -1,0 +1,142 @@
+/**
+ * Chunkers for files without a grammar: a line/paragraph-aware window chunker (`text`) and a Markdown
+ * heading-section chunker (`section`, symbol = heading path `Guide > Install`).
+ */
+import type { ChunkingConfig } from '../config/schema';
+import { countTokens } from '../tokenize/tokenCount';
+import { splitByLines, type ChunkDraft, type SourceText } from './common';
+
+/** Paragraphs: [start, end) ranges separated by blank lines (separators attached to the previous block). */
+function paragraphs(text: string, start: number, end: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  const re = /\n[ \t]*\r?\n/g;
+  re.lastIndex = start;
+  let s = start;
+  for (let m = re.exec(text); m && m.index < end; m = re.exec(text)) {
+    // extend over further blank lines
+    let e = m.index + m[0].length;
+    while (e < end) {
+      const nl = text.indexOf('\n', e);
+      if (nl === -1 || nl >= end || text.slice(e, nl).trim() !== '') break;
+      e = nl + 1;
+    }
+    if (e > s) out.push([s, Math.min(e, end)]);
+    s = Math.min(e, end);
+    re.lastIndex = s;
+  }
+  if (s < end) out.push([s, end]);
+  return out;
+}
+
+/**
+ * Windows over [start, end): whole paragraphs packed up to `target` tokens; a paragraph over the target is
+ * cut at line boundaries. Returns string index ranges.
+ */
+export function windows(text: string, start: number, end: number, target: number): Array<[number, number]> {
+  const pieces: Array<[number, number, number]> = [];
+  for (const [s, e] of paragraphs(text, start, end)) {
+    const t = countTokens(text.slice(s, e));
+    if (t <= target) pieces.push([s, e, t]);
+    else for (const [a, b] of splitByLines(text, s, e, target)) pieces.push([a, b, countTokens(text.slice(a, b))]);
+  }
+  const out: Array<[number, number, number]> = [];
+  for (const p of pieces) {
+    const last = out[out.length - 1];
+    if (last && last[2] + p[2] <= target) {
+      last[1] = p[1];
+      last[2] += p[2];
+    } else out.push([p[0], p[1], p[2]]);
+  }
+  return out.map(([s, e]) => [s, e]);
+}
+
+function textDraft(start: number, end: number, extra: Partial<ChunkDraft> = {}): ChunkDraft {
+  return {
+    kind: 'text',
+    symbol: '',
+    name: '',
+    container: '',
+    symbols: [],
+    references: [],
+    conformances: [],
+    doc: '',
+    signature: '',
+    start,
+    end,
+    semanticClass: 'OPERATION_DATA',
+    source: 'text',
+    ...extra,
+  };
+}
+
+export function chunkText(src: SourceText, config: ChunkingConfig): ChunkDraft[] {
+  return windows(src.text, 0, src.text.length, config.targetTokens).map(([s, e]) => textDraft(s, e));
+}
+
+interface Heading {
+  start: number;
+  level: number;
+  title: string;
+  line: string;
+}
+
+/** ATX (`## Title`) and setext (`Title\n===`) headings outside fenced code blocks. */
+function headings(text: string): Heading[] {
+  const out: Heading[] = [];
+  let fence: string | null = null;
+  let pos = 0;
+  let prevLine = '';
+  let prevStart = 0;
+  while (pos <= text.length) {
+    const nl = text.indexOf('\n', pos);
+    const lineEnd = nl === -1 ? text.length : nl;
+    const line = text.slice(pos, lineEnd).replace(/\r$/, '');
+    const fm = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (fm) {
+      if (!fence) fence = fm[1];
+      else if (fm[1][0] === fence[0] && fm[1].length >= fence.length && line.trim() === fm[1]) fence = null;
+    } else if (!fence) {
+      const atx = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$/.exec(line) ?? /^ {0,3}(#{1,6})$/.exec(line);
+      if (atx) out.push({ start: pos, level: atx[1].length, title: (atx[2] ?? '').trim(), line });
+      else if (/^ {0,3}(=+|-+)[ \t]*$/.test(line) && prevLine.trim() !== '' && !/^ {0,3}(#|[-*+] |>)/.test(prevLine)) {
+        const last = out[out.length - 1];
+        if (!(last && last.start === prevStart)) out.push({ start: prevStart, level: line.trim()[0] === '=' ? 1 : 2, title: prevLine.trim(), line: prevLine });
+      }
+    }
+    prevLine = fence ? '' : line;
+    prevStart = pos;
+    if (nl === -1) break;
+    pos = nl + 1;
+  }
+  return out;
+}
+
+export function chunkMarkdown(src: SourceText, config: ChunkingConfig): ChunkDraft[] {
+  const text = src.text;
+  const hs = headings(text);
+  const drafts: ChunkDraft[] = [];
+  const section = (start: number, end: number, path: string[], heading?: Heading) => {
+    if (text.slice(start, end).trim() === '') return;
+    const title = path[path.length - 1] ?? '';
+    const extra: Partial<ChunkDraft> = {
+      kind: 'section',
+      symbol: path.join(' > '),
+      name: title,
+      container: path.slice(0, -1).join(' > '),
+      symbols: title ? [title] : [],
+      signature: heading ? heading.line.trim() : '',
+      semanticClass: 'DOCUMENTATION_STRUCTURED',
+      source: 'markdown',
+    };
+    for (const [s, e] of windows(text, start, end, config.targetTokens)) drafts.push(textDraft(s, e, extra));
+  };
+  if (hs.length === 0 || hs[0].start > 0) section(0, hs.length ? hs[0].start : text.length, []);
+  const stack: Heading[] = [];
+  hs.forEach((h, i) => {
+    while (stack.length > 0 && stack[stack.length - 1].level >= h.level) stack.pop();
+    stack.push(h);
+    const end = i + 1 < hs.length ? hs[i + 1].start : text.length;
+    section(h.start, end, stack.map((x) => x.title), h);
+  });
+  return drafts;
+}

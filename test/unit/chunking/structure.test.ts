@@ -1,0 +1,201 @@
+/** Big-class splitting, merging of tiny neighbours, hard-max splitting, ids, byte ranges, robustness. */
+import assert from 'node:assert/strict';
+import { chunk } from './helpers';
+import type { Chunk } from '../../../server/src/engine/types';
+
+function method(i: number): string {
+  return `  /** Computes value number ${i}. */\n  compute${i}(input: number): number {\n    const scaled = input * ${i + 2};\n    if (scaled > 1000) {\n      return scaled - this.offset;\n    }\n    return scaled + this.offset;\n  }\n`;
+}
+const BIG_CLASS = `/** A big service. */\nexport class BigService extends Base implements Runner {\n  private offset = 3;\n${Array.from({ length: 12 }, (_, i) => method(i)).join('\n')}}\n`;
+
+describe('chunking: structure', () => {
+  it('splits a big class into a declaration chunk plus one chunk per method', async () => {
+    const chunks = await chunk('typescript', 'src/big.ts', BIG_CLASS, { targetTokens: 300 });
+    const decl = chunks[0];
+    assert.equal(decl.kind, 'class');
+    assert.equal(decl.symbol, 'BigService');
+    assert.deepEqual(decl.conformances, ['Base', 'Runner']);
+    assert.equal(decl.doc, 'A big service.');
+    assert.match(decl.content, /private offset = 3;/);
+    assert.match(decl.content, /compute7\(input: number\): number …/);
+    assert.doesNotMatch(decl.content, /scaled - this\.offset/, 'member bodies are elided');
+    assert.equal(decl.symbols.length, 13);
+    const members = chunks.slice(1);
+    assert.equal(members.length, 12);
+    members.forEach((m, i) => {
+      assert.equal(m.kind, 'method');
+      assert.equal(m.symbol, `BigService.compute${i}`);
+      assert.equal(m.name, `compute${i}`);
+      assert.equal(m.container, 'BigService');
+      assert.equal(m.doc, `Computes value number ${i}.`);
+      assert.ok(m.content.startsWith(`/** Computes value number ${i}. */`), 'member chunk includes its doc comment');
+      assert.equal(m.semanticClass, 'DEFINITION_CALLABLE');
+    });
+    // the same class under the default target stays one chunk listing its members
+    const whole = await chunk('typescript', 'src/big.ts', BIG_CLASS);
+    assert.equal(whole.length, 1);
+    assert.equal(whole[0].symbols.length, 13);
+  });
+
+  it('splits big classes in every class-based language', async () => {
+    const body = (fn: (i: number) => string) => Array.from({ length: 10 }, (_, i) => fn(i)).join('\n');
+    const cases: Array<[string, string, string, string]> = [
+      ['python', 'a.py', `class Big(Base):\n${body((i) => `    def run${i}(self, value):\n        """Run ${i}."""\n        total = value * ${i} + self.offset\n        if total > 100:\n            return total - 100\n        return total\n`)}`, 'Big.run3'],
+      ['java', 'A.java', `class Big extends Base {\n${body((i) => `  int run${i}(int value) {\n    int total = value * ${i} + offset;\n    if (total > 100) { return total - 100; }\n    return total;\n  }\n`)}}\n`, 'Big.run3'],
+      ['csharp', 'A.cs', `class Big : Base {\n${body((i) => `  int Run${i}(int value) {\n    var total = value * ${i} + offset;\n    if (total > 100) { return total - 100; }\n    return total;\n  }\n`)}}\n`, 'Big.Run3'],
+      ['kotlin', 'a.kt', `class Big : Base() {\n${body((i) => `  fun run${i}(value: Int): Int {\n    val total = value * ${i} + offset\n    if (total > 100) { return total - 100 }\n    return total\n  }\n`)}}\n`, 'Big.run3'],
+      ['swift', 'a.swift', `class Big: Base {\n${body((i) => `  func run${i}(value: Int) -> Int {\n    let total = value * ${i} + offset\n    if total > 100 { return total - 100 }\n    return total\n  }\n`)}}\n`, 'Big.run3'],
+      ['cpp', 'a.cpp', `class Big : public Base {\npublic:\n${body((i) => `  int run${i}(int value) {\n    int total = value * ${i} + offset;\n    if (total > 100) { return total - 100; }\n    return total;\n  }\n`)}};\n`, 'Big.run3'],
+      ['ruby', 'a.rb', `class Big < Base\n${body((i) => `  def run${i}(value)\n    total = value * ${i} + offset\n    log_value(total, label: "run ${i}")\n    return total - 100 if total > 100\n    total\n  end\n`)}end\n`, 'Big.run3'],
+      ['php', 'a.php', `<?php\nclass Big extends Base {\n${body((i) => `  public function run${i}(int $value): int {\n    $total = $value * ${i} + $this->offset;\n    if ($total > 100) { return $total - 100; }\n    return $total;\n  }\n`)}}\n`, 'Big.run3'],
+      ['rust', 'a.rs', `impl Big {\n${body((i) => `    fn run${i}(&self, value: u32) -> u32 {\n        let total = value * ${i} + self.offset;\n        if total > 100 { return total - 100; }\n        total\n    }\n`)}}\n`, 'Big.run3'],
+    ];
+    for (const [lang, file, code, member] of cases) {
+      const chunks = await chunk(lang, file, code, { targetTokens: 150 });
+      const decl = chunks.find((c) => c.symbol === 'Big')!;
+      assert.ok(decl, `${lang}: declaration chunk`);
+      assert.ok(chunks.indexOf(decl) <= 1, `${lang}: declaration before members`);
+      assert.doesNotMatch(decl.content, /total - 100/, `${lang}: member bodies elided`);
+      const m = chunks.find((c) => c.symbol === member);
+      assert.ok(m, `${lang}: member chunk ${member} in ${chunks.map((c) => c.symbol).join(',')}`);
+      assert.equal(m!.container, 'Big', lang);
+      assert.equal(m!.kind, 'method', lang);
+      assert.ok(chunks.length >= 11, `${lang}: ${chunks.length} chunks`);
+    }
+  });
+
+  it('merges tiny neighbours (imports, constants, tiny functions) toward the target', async () => {
+    const code = `import { a } from './a';\nimport { b } from './b';\nconst LIMIT = 10;\nconst NAME = 'x';\nexport function tiny() { return a + b; }\nexport function tinier() { return LIMIT; }\n`;
+    const chunks = await chunk('typescript', 'src/small.ts', code);
+    assert.equal(chunks.length, 1);
+    assert.equal(chunks[0].kind, 'function');
+    assert.equal(chunks[0].symbol, 'tiny');
+    assert.deepEqual(chunks[0].symbols, ['tiny', 'LIMIT', 'NAME', 'tinier']);
+    assert.equal(chunks[0].startLine, 1);
+    assert.equal(chunks[0].endLine, 6);
+    // imports alone: a glue chunk
+    const glue = await chunk('typescript', 'src/glue.ts', `import { a } from './a';\nimport { b } from './b';\nconsole.log(a, b);\n`);
+    assert.equal(glue.length, 1);
+    assert.equal(glue[0].kind, 'code');
+    assert.equal(glue[0].symbol, '');
+    assert.equal(glue[0].semanticClass, 'BOUNDARY_MODULE');
+    assert.deepEqual(glue[0].references, ['a', 'b', 'console', 'log']);
+  });
+
+  it('keeps definitions of 40+ tokens and every type declaration as their own main symbol', async () => {
+    const fn = (n: string) => `export function ${n}(items: number[], factor: number): number {\n  let total = 0;\n  for (const item of items) {\n    total += item * factor;\n  }\n  return total;\n}\n`;
+    const code = `${fn('first')}\nexport interface Tiny { a: number }\n${fn('second')}\ntype Small = string;\n`;
+    const chunks = await chunk('typescript', 'src/defs.ts', code);
+    assert.deepEqual(chunks.map((c) => `${c.kind}:${c.symbol}`), ['function:first', 'interface:Tiny', 'function:second', 'type_alias:Small']);
+  });
+
+  it('splits a function over maxTokens at statement boundaries, keeping the symbol', async () => {
+    const stmts = Array.from({ length: 60 }, (_, i) => `  const value${i} = compute(input, ${i}) + offset;\n`).join('');
+    const code = `// header\n\n/** Huge. */\nfunction huge(input: number): number {\n${stmts}  return value59;\n}\n`;
+    const chunks = await chunk('typescript', 'src/huge.ts', code, { maxTokens: 200 });
+    const parts = chunks.filter((c) => c.symbol === 'huge');
+    assert.ok(parts.length >= 4, `parts: ${parts.length}`);
+    assert.equal(new Set(parts.map((p) => p.id)).size, parts.length, 'ids differ per part');
+    for (const p of parts) {
+      assert.equal(p.kind, 'function');
+      assert.equal(p.name, 'huge');
+      assert.ok(p.tokenCount <= 200, `part has ${p.tokenCount} tokens`);
+      assert.match(p.content, /;\s*$|}\s*$/, 'each part ends at a statement boundary');
+    }
+    assert.ok(parts[0].content.startsWith('/** Huge. */\nfunction huge('));
+    assert.ok(parts[parts.length - 1].content.trimEnd().endsWith('return value59;\n}'));
+    for (let i = 1; i < parts.length; i++) assert.ok(parts[i].startByte >= parts[i - 1].endByte, 'parts do not overlap');
+    assert.equal(parts.map((p) => p.content).join('').replace(/\s+/g, ''), code.slice(code.indexOf('/** Huge')).replace(/\s+/g, ''));
+    // Python: statements of a block
+    const py = `def huge(x):\n${Array.from({ length: 60 }, (_, i) => `    value${i} = compute(x, ${i}) + offset\n`).join('')}    return value59\n`;
+    const pyParts = (await chunk('python', 'h.py', py, { maxTokens: 150 })).filter((c) => c.symbol === 'huge');
+    assert.ok(pyParts.length >= 4);
+    assert.ok(pyParts.every((p) => p.tokenCount <= 150));
+  });
+
+  it('reports UTF-8 byte offsets and lines correctly with non-ASCII text', async () => {
+    const code = `// Grüße — naïve café ☕ 😀\nconst größe = "😀😀";\n\n/** Ünïcode doc ✓ */\nexport function überweisung(betrag: number): string {\n  const währung = "€";\n  return betrag.toFixed(2) + " " + währung + " 😀";\n}\n\nexport class Kühlschrank {\n  temperatur = "−4 °C";\n  öffnen(): string { return "geöffnet ✓ and then a longer body to pass the tiny threshold of tokens"; }\n}\n`;
+    for (const lang of ['typescript', 'javascript']) {
+      const chunks = await chunk(lang, 'src/ü.ts', code);
+      const buf = Buffer.from(code, 'utf8');
+      for (const c of chunks) assert.equal(buf.subarray(c.startByte, c.endByte).toString('utf8'), c.content, `${lang} ${c.symbol}`);
+      const fn = chunks.find((c) => c.symbols.includes('überweisung'))!;
+      assert.ok(fn);
+      const k = chunks.find((c) => c.symbol === 'Kühlschrank')!;
+      assert.equal(k.startLine, 10);
+      assert.equal(k.endLine, 13);
+      assert.equal(k.startByte, Buffer.byteLength(code.slice(0, code.indexOf('export class Kühlschrank'))));
+    }
+    const py = `"""Modül."""\n\nclass Ärger:\n    """Dóc ✓ 😀"""\n    def ß(self):\n        return "é"\n`;
+    const pyChunks = await chunk('python', 'ä.py', py);
+    const buf = Buffer.from(py, 'utf8');
+    for (const c of pyChunks) assert.equal(buf.subarray(c.startByte, c.endByte).toString('utf8'), c.content);
+    assert.equal(pyChunks.find((c) => c.symbol === 'Ärger')!.doc, 'Dóc ✓ 😀');
+  });
+
+  it('keeps ids stable when code above a chunk changes', async () => {
+    const fn = (n: string) => `export function ${n}(items: number[], factor: number): number {\n  let total = 0;\n  for (const item of items) {\n    total += item * factor;\n  }\n  return total;\n}\n`;
+    const before = await chunk('typescript', 'src/s.ts', `${fn('alpha')}\n${fn('beta')}`);
+    const after = await chunk('typescript', 'src/s.ts', `${fn('zeta')}\n// a new comment\n\n${fn('alpha')}\n\n\n${fn('beta')}`);
+    const id = (cs: Chunk[], s: string) => cs.find((c) => c.symbol === s)!.id;
+    assert.equal(id(after, 'alpha'), id(before, 'alpha'));
+    assert.equal(id(after, 'beta'), id(before, 'beta'));
+    assert.notEqual(after.find((c) => c.symbol === 'beta')!.startLine, before.find((c) => c.symbol === 'beta')!.startLine);
+    assert.match(id(before, 'alpha'), /^[0-9a-f]{20}$/);
+    const other = await chunk('typescript', 'src/other.ts', fn('alpha'));
+    assert.notEqual(other[0].id, id(before, 'alpha'), 'the path is part of the id');
+  });
+
+  it('fills hashes and token counts', async () => {
+    const [c] = await chunk('go', 'a.go', 'package a\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n');
+    assert.match(c.contentHash, /^[0-9a-f]{64}$/);
+    assert.ok(c.tokenCount > 5);
+    assert.equal(c.path, 'a.go');
+    assert.equal(c.language, 'go');
+  });
+
+  it('classifies tests', async () => {
+    const js = await chunk('javascript', 'test/cart.test.js', `const assert = require('assert');\ndescribe('cart', () => {\n  it('adds', () => { assert.ok(true); });\n});\n`);
+    assert.ok(js.every((c) => c.semanticClass === 'DEFINITION_TEST' || c.semanticClass === 'BOUNDARY_MODULE'));
+    assert.ok(js.some((c) => c.semanticClass === 'DEFINITION_TEST'));
+    const py = await chunk('python', 'src/checks.py', 'def test_adds_items():\n    cart = Cart()\n    cart.add("sku-1", 2)\n    assert cart.count() == 2\n    assert cart.total() > 0\n');
+    assert.equal(py[0].semanticClass, 'DEFINITION_TEST');
+    const go = await chunk('go', 'cart_test.go', 'package cart\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal("bad")\n\t}\n}\n');
+    assert.equal(go.find((c) => c.symbol === 'TestAdd')!.semanticClass, 'DEFINITION_TEST');
+  });
+
+  it('never throws on malformed code, in any language', async () => {
+    const broken: Record<string, string> = {
+      typescript: 'export class A {\n  m( {\n    return 1 +;\n}\nfunction ok() { return 1; }\n',
+      tsx: 'export function C() { return <div><span></div>; }\nclass X {',
+      javascript: 'function f( {\n  const = 1;\n}\nclass B { m() { return 2; } }\n',
+      python: 'class A(:\n    def m(self\n        return 1\ndef ok():\n    return 2\n',
+      go: 'package x\nfunc (r *T) M( {\n\treturn\n}\ntype S struct {\n',
+      rust: 'impl X for {\n fn f(&self) -> { }\n}\nfn ok() -> u32 { 1 }\n',
+      java: 'class A {\n void m( {\n }\n}\nclass B { void ok() {} }\n',
+      csharp: 'namespace N { class A : { void M( { } }\n',
+      kotlin: 'class A : {\n fun m( = 1\n}\nfun ok() = 2\n',
+      swift: 'class A: {\n func m( -> Int { return }\n}\nextension : Codable {}\n',
+      c: 'int f(int a {\n return a +;\n}\nstruct S { int x; \n',
+      cpp: 'namespace { class A : public { void m( }; }\nint B::c() {\n',
+      ruby: 'class A < \n  def m(\n  end\nmodule\n',
+      php: '<?php\nclass A extends {\n function m( { }\n}\nfunction ok() {}\n',
+    };
+    for (const [lang, code] of Object.entries(broken)) {
+      const chunks = await chunk(lang, `broken.${lang}`, code);
+      assert.ok(chunks.length >= 1, `${lang} produced chunks`);
+      const covered = chunks.map((c) => c.content).join('');
+      assert.ok(covered.length > 0);
+    }
+    assert.deepEqual(await chunk('typescript', 'empty.ts', ''), []);
+    assert.deepEqual(await chunk('typescript', 'blank.ts', '\n\n   \n'), []);
+  });
+
+  it('falls back to text chunks for languages without an AST definition', async () => {
+    const chunks = await chunk('lua', 'a.lua', 'local function f()\n  return 1\nend\n');
+    assert.equal(chunks.length, 1);
+    assert.equal(chunks[0].kind, 'text');
+    assert.equal(chunks[0].source, 'text');
+  });
+});
+

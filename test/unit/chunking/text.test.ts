@@ -1,0 +1,69 @@
+/** Markdown heading sections and the text window chunker. */
+import assert from 'node:assert/strict';
+import { chunk, chunkFixture } from './helpers';
+
+describe('chunking: markdown and text', () => {
+  it('splits Markdown by heading sections with the heading path as symbol', async () => {
+    const chunks = await chunkFixture('README.md');
+    assert.deepEqual(chunks.map((c) => c.symbol), [
+      'Stockroom',
+      'Stockroom > Architecture',
+      'Stockroom > Architecture > Storage',
+      'Stockroom > Getting Started',
+      'Stockroom > Getting Started > Install',
+      'Stockroom > Getting Started > Configuration',
+      'Stockroom > Glossary',
+    ]);
+    const install = chunks[4];
+    assert.equal(install.kind, 'section');
+    assert.equal(install.name, 'Install');
+    assert.equal(install.container, 'Stockroom > Getting Started');
+    assert.equal(install.source, 'markdown');
+    assert.equal(install.semanticClass, 'DOCUMENTATION_STRUCTURED');
+    assert.equal(install.signature, '### Install');
+    assert.equal(install.startLine, 17);
+    assert.ok(install.content.startsWith('### Install\n'));
+  });
+
+  it('ignores # lines inside fenced code and handles setext headings and a preamble', async () => {
+    const md = 'Intro text.\n\nGuide\n=====\n\n```sh\n# not a heading\n```\n\nSetup\n-----\nRun it.\n';
+    const chunks = await chunk('markdown', 'docs/g.md', md);
+    assert.deepEqual(chunks.map((c) => c.symbol), ['', 'Guide', 'Guide > Setup']);
+    assert.match(chunks[1].content, /# not a heading/);
+  });
+
+  it('splits a long section at paragraph boundaries, keeping the heading path', async () => {
+    const para = (i: number) => `Paragraph ${i} ` + 'lorem ipsum dolor sit amet '.repeat(20) + '\n\n';
+    const md = '# Big\n\n' + Array.from({ length: 12 }, (_, i) => para(i)).join('');
+    const chunks = await chunk('markdown', 'big.md', md, { targetTokens: 300 });
+    assert.ok(chunks.length >= 4);
+    assert.ok(chunks.every((c) => c.symbol === 'Big' && c.tokenCount <= 300));
+    assert.equal(new Set(chunks.map((c) => c.id)).size, chunks.length);
+    assert.ok(chunks.slice(1).every((c) => /^Paragraph \d+/.test(c.content)), 'cuts fall on paragraph starts');
+  });
+
+  it('windows plain text by paragraphs within the target size', async () => {
+    const text = Array.from({ length: 40 }, (_, i) => `Line block ${i}: ` + 'words and more words '.repeat(8)).join('\n\n') + '\n';
+    const chunks = await chunk('text', 'notes.txt', text, { targetTokens: 200 });
+    assert.ok(chunks.length >= 5);
+    for (const c of chunks) {
+      assert.equal(c.kind, 'text');
+      assert.equal(c.source, 'text');
+      assert.equal(c.semanticClass, 'OPERATION_DATA');
+      assert.ok(c.tokenCount <= 200, `${c.tokenCount}`);
+      assert.ok(c.tokenCount >= 100 || c === chunks[chunks.length - 1], 'windows are filled toward the target');
+    }
+    assert.equal(chunks.map((c) => c.content).join(''), text, 'windows cover the file exactly');
+    const one = await chunk('json', 'a.json', '{"a": 1}\n');
+    assert.equal(one.length, 1);
+    assert.equal(one[0].startLine, 1);
+  });
+
+  it('cuts a single over-long line', async () => {
+    const text = 'x'.repeat(20000);
+    const chunks = await chunk('text', 'long.txt', text, { targetTokens: 200, maxTokens: 400 });
+    assert.ok(chunks.length > 1);
+    assert.equal(chunks.map((c) => c.content).join(''), text);
+    assert.ok(chunks.every((c) => c.tokenCount <= 200));
+  });
+});
