@@ -83,6 +83,26 @@ describe('lexical index (segments, deletions, persistence)', () => {
     assert.equal(reopened.search(body(["uniqueh"]), 5, P).hits[0].id, 'd7');
   });
 
+  it('merges small segments and leaves a large one alone (tiered merging)', async () => {
+    const ix = LexicalIndex.open(dir);
+    ix.add(Array.from({ length: 50 }, (_, i) => doc(`big${i}`, `big${i}.ts`, 'bulk common')));
+    await ix.commit();
+    const bigSegment = readdirSync(dir).find((f) => f.endsWith('.qlx'))!;
+    for (let i = 0; i < 20; i++) {
+      ix.add([doc(`s${i}`, `s${i}.ts`, 'common small')]);
+      await ix.commit();
+      assert.ok(ix.segmentCount <= 8, `segments ${ix.segmentCount}`);
+    }
+    assert.ok(readdirSync(dir).includes(bigSegment), 'the large segment was not rewritten');
+    assert.equal(ix.documentCount, 70);
+    assert.equal(ix.documentFrequency('body', 'common'), 70);
+    // Deleting most of the large segment compacts it.
+    ix.removePaths(Array.from({ length: 40 }, (_, i) => `big${i}.ts`));
+    await ix.commit();
+    assert.ok(!readdirSync(dir).includes(bigSegment));
+    assert.equal(LexicalIndex.open(dir).documentCount, 30);
+  });
+
   it('filters by path while searching', async () => {
     const ix = LexicalIndex.open(dir);
     ix.add([doc('a', 'src/a.ts', 'needle'), doc('t', 'test/a.test.ts', 'needle')]);

@@ -2,7 +2,7 @@
  * Query understanding (the part the lexical engine needs today): the query's form decides which
  * field-weight profile ranks it, and its tokens become per-field query terms.
  */
-import { identifierParts, identifierTokens, isIdentifierLike, nameTokens, normalizeIdentifier, partTokens, words } from '../tokenize/codeTokenizer';
+import { exactNameToken, identifierParts, identifierTokens, isIdentifierLike, partTokens, words } from '../tokenize/codeTokenizer';
 import type { FieldWeights } from '../config/schema';
 import type { QueryTerm } from '../store/lexical/lexicalIndex';
 import { INTENT_TYPES } from '../api/results';
@@ -54,13 +54,15 @@ export function lexicalTerms(q: ParsedQuery, weights: { identifier: FieldWeights
     for (const token of tokens) terms.push({ field, token, weight: w[field] });
   };
   if (q.form === 'identifier') {
+    // The whole name (and for `A.b`, also `b` and `A`), never its parts.
     const segments = q.text.split(/\.|::|#/).filter(Boolean);
-    const exact = segments.map(normalizeIdentifier);
-    if (segments.length > 1) exact.push(exact.join('.'));
+    const exact = segments.map((s) => exactNameToken(s));
+    if (segments.length > 1) exact.push(exactNameToken(q.text));
     push('name', exact);
     push('symbols', exact);
   } else {
-    const named = nameTokens(q.text);
+    // Parts of every word, plus the exact name of words that look like identifiers (`parseConfig`).
+    const named = words(q.text).flatMap((word) => (identifierParts(word).length > 1 ? [...identifierParts(word), exactNameToken(word)] : identifierParts(word)));
     push('name', named);
     push('symbols', named);
   }

@@ -86,20 +86,26 @@ export function identifierTokens(text: string): string[] {
   return out;
 }
 
+/** Prefix that marks an exact, complete name in the name fields (`=parseconfig`), unlike its parts. */
+export const EXACT_NAME = '=';
+
+/** The exact-name token of an identifier or qualified name (`Order.total` → `=order.total`). */
+export function exactNameToken(name: string): string {
+  return EXACT_NAME + name.split(/\.|::|#/).filter(Boolean).map(normalizeIdentifier).join('.');
+}
+
 /**
- * Name-field tokens of a name or list of names: the parts of each, plus the normalized whole when it has
- * several parts, plus each dotted/`::` qualified name whole (`order.total`).
+ * Name-field tokens of a name or list of names: the parts of each (for natural-language queries), plus one
+ * exact-name token per complete name (`=validatetoken`), plus each qualified name whole (`=order.total`), so
+ * an identifier query can require the whole name rather than a part of it.
  */
 export function nameTokens(text: string): string[] {
   const out: string[] = [];
   for (const w of words(text)) {
-    const parts = identifierParts(w);
-    out.push(...parts);
-    if (parts.length > 1) out.push(normalizeIdentifier(w));
+    out.push(...identifierParts(w));
+    out.push(EXACT_NAME + normalizeIdentifier(w));
   }
-  for (const q of text.match(/[\p{L}\p{N}_$]+(?:(?:\.|::)[\p{L}\p{N}_$]+)+/gu) ?? []) {
-    out.push(q.split(/\.|::/).map(normalizeIdentifier).join('.'));
-  }
+  for (const q of text.match(/[\p{L}\p{N}_$]+(?:(?:\.|::)[\p{L}\p{N}_$]+)+/gu) ?? []) out.push(exactNameToken(q));
   return out;
 }
 

@@ -207,12 +207,13 @@ export class LexicalIndex {
       segments = [...segments, seg];
       for (let d = 0; d < seg.docCount; d++) this.track(seg, d);
     }
-    const totalDocs = segments.reduce((n, s) => n + s.docCount, 0);
-    if (segments.length > MAX_SEGMENTS || (totalDocs > 0 && (totalDocs - this.liveDocs) / totalDocs > MAX_DELETED_RATIO)) {
-      const merged = this.merge(segments, this.segmentName(generation, 'm'));
+    const toMerge = chooseMerge(segments);
+    if (toMerge.length) {
+      const merged = this.merge(toMerge, this.segmentName(generation, 'm'));
       if (merged) await this.writeAtomic(merged.name, merged.serialize());
-      obsolete.push(...segments.map((s) => s.name));
-      segments = merged ? [merged] : [];
+      obsolete.push(...toMerge.map((s) => s.name));
+      const mergedSet = new Set(toMerge);
+      segments = [...segments.filter((s) => !mergedSet.has(s)), ...(merged ? [merged] : [])];
     }
     // Drop segments whose documents are all deleted.
     const kept: Segment[] = [];
@@ -397,6 +398,25 @@ export class LexicalIndex {
     });
     return { hits, matched: candidates.length };
   }
+}
+
+/**
+ * Tiered merge policy: segments with many deletions are always rewritten; when there are more than
+ * MAX_SEGMENTS, the smallest ones merge until half that many remain. Large segments are left alone, so
+ * the cost of a commit stays proportional to the small, recent segments.
+ */
+function chooseMerge(segments: Segment[]): Segment[] {
+  const live = (s: Segment) => s.docCount - s.deleted.reduce((n, x) => n + x, 0);
+  const pick = segments.filter((s) => s.docCount > 0 && (s.docCount - live(s)) / s.docCount > MAX_DELETED_RATIO);
+  if (segments.length > MAX_SEGMENTS) {
+    const rest = segments.filter((s) => !pick.includes(s)).sort((a, b) => live(a) - live(b));
+    // After the merge, segments.length - pick.length + 1 segments remain.
+    for (const s of rest) {
+      if (pick.length >= 2 && segments.length - pick.length + 1 <= MAX_SEGMENTS / 2) break;
+      pick.push(s);
+    }
+  }
+  return pick;
 }
 
 function deletedOrdinals(seg: Segment): number[] {
