@@ -2,6 +2,7 @@
  * The workspace walk (`discover`) and the single-file question (`classifyPath`).
  * See index.ts for the behaviours chosen.
  */
+import { tally } from '../counts';
 import type { Dirent, Stats } from 'node:fs';
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
@@ -131,7 +132,7 @@ class Walker {
     this.skipped.push(s);
     if (s.reason === 'unknown-extension') {
       const ext = s.detail ?? '';
-      this.unknownExtensions[ext] = (this.unknownExtensions[ext] ?? 0) + 1;
+      tally(this.unknownExtensions, ext);
     }
   }
 

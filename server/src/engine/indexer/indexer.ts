@@ -14,6 +14,7 @@ import { chunkFile } from '../chunking';
 import type { ChunkStore, FileRecord } from '../store/chunkStore';
 import type { LexicalIndex } from '../store/lexical/lexicalIndex';
 import { lexicalDocForChunk } from './lexicalDoc';
+import { tally } from '../counts';
 
 export interface IndexProgress {
   phase: 'discovering' | 'indexing' | 'finalizing';
@@ -71,9 +72,7 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-function bump(rec: Record<string, number>, key: string, by = 1): void {
-  rec[key] = (rec[key] ?? 0) + by;
-}
+const bump = tally;
 
 export async function runIndex(target: IndexTarget, options: IndexOptions = {}): Promise<IndexSummary> {
   const started = Date.now();

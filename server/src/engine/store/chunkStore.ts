@@ -16,6 +16,7 @@ import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync } from 'node
 import { join } from 'node:path';
 import type { Chunk, ChunkKind, ChunkSource, SemanticClass } from '../types';
 import { WriteQueue } from './writeQueue';
+import { tally } from '../counts';
 
 /** Bump when the table layout changes: an index with another version is rebuilt (it is a cache). */
 export const STORE_SCHEMA_VERSION = 1;
@@ -243,11 +244,17 @@ export class ChunkStore {
       for (let i = 0; i < rb.numRows; i++) {
         const k = String(kinds?.get(i));
         const l = String(langs?.get(i));
-        byKind[k] = (byKind[k] ?? 0) + 1;
-        byLanguage[l] = (byLanguage[l] ?? 0) + 1;
+        tally(byKind, k);
+        tally(byLanguage, l);
       }
     }
     return { byKind, byLanguage };
+  }
+
+  /** Columns with a scalar index, per table (status and tests). */
+  async scalarIndexes(): Promise<Record<'chunks' | 'conformances' | 'files', string[]>> {
+    const cols = async (t: lancedb.Table) => (await t.listIndices()).flatMap((ix) => ix.columns);
+    return { chunks: await cols(this.chunks), conformances: await cols(this.conformances), files: await cols(this.files) };
   }
 
   /**
