@@ -140,7 +140,7 @@ export class LexicalIndex {
   private track(seg: Segment, d: number): void {
     this.liveDocs++;
     for (let f = 0; f < FIELDS.length; f++) this.lenSums[f] += seg.fieldLength(d, f);
-    const path = seg.docPaths[d];
+    const path = seg.docPath(d);
     let list = this.byPath.get(path);
     if (!list) this.byPath.set(path, (list = []));
     list.push([seg, d]);
@@ -157,13 +157,13 @@ export class LexicalIndex {
 
   /** Ids of the live documents of a path. */
   idsForPath(path: string): string[] {
-    return (this.byPath.get(path) ?? []).map(([seg, d]) => seg.docIds[d]);
+    return (this.byPath.get(path) ?? []).map(([seg, d]) => seg.docId(d));
   }
 
   /** Every live document id (for consistency checks against the chunk store). */
   allIds(): string[] {
     const out: string[] = [];
-    for (const seg of this.segments) for (let d = 0; d < seg.docCount; d++) if (!seg.deleted[d]) out.push(seg.docIds[d]);
+    for (const seg of this.segments) for (let d = 0; d < seg.docCount; d++) if (!seg.deleted[d]) out.push(seg.docId(d));
     return out;
   }
 
@@ -209,7 +209,7 @@ export class LexicalIndex {
     }
     const toMerge = chooseMerge(segments);
     if (toMerge.length) {
-      const merged = this.merge(toMerge, this.segmentName(generation, 'm'));
+      const merged = Segment.merge(toMerge, this.segmentName(generation, 'm'));
       if (merged) await this.writeAtomic(merged.name, merged.serialize());
       obsolete.push(...toMerge.map((s) => s.name));
       const mergedSet = new Set(toMerge);
@@ -247,42 +247,6 @@ export class LexicalIndex {
 
   private segmentName(generation: number, suffix = ''): string {
     return `seg-${String(generation).padStart(8, '0')}${suffix}-${randomBytes(3).toString('hex')}.qlx`;
-  }
-
-  private merge(segments: Segment[], name: string): Segment | undefined {
-    const ids: string[] = [];
-    const paths: string[] = [];
-    const lens: number[] = [];
-    const remaps: Int32Array[] = [];
-    for (const seg of segments) {
-      const remap = new Int32Array(seg.docCount).fill(-1);
-      for (let d = 0; d < seg.docCount; d++) {
-        if (seg.deleted[d]) continue;
-        remap[d] = ids.length;
-        ids.push(seg.docIds[d]);
-        paths.push(seg.docPaths[d]);
-        for (let f = 0; f < FIELDS.length; f++) lens.push(seg.fieldLength(d, f));
-      }
-      remaps.push(remap);
-    }
-    if (!ids.length) return undefined;
-    const postings = new Map<string, number[]>();
-    segments.forEach((seg, si) => {
-      const remap = remaps[si];
-      for (let t = 0; t < seg.terms.length; t++) {
-        let list: number[] | undefined;
-        for (let p = seg.termStarts[t]; p < seg.termStarts[t + 1]; p++) {
-          const nd = remap[seg.postDocs[p]];
-          if (nd < 0) continue;
-          if (!list) {
-            list = postings.get(seg.terms[t]);
-            if (!list) postings.set(seg.terms[t], (list = []));
-          }
-          list.push(nd, seg.postTfs[p]);
-        }
-      }
-    });
-    return Segment.fromPostingMap(name, ids, paths, Uint32Array.from(lens), postings);
   }
 
   private async writeAtomic(name: string, data: Buffer): Promise<void> {
@@ -376,11 +340,11 @@ export class LexicalIndex {
     const candidates: Array<{ si: number; d: number; score: number }> = [];
     this.segments.forEach((seg, si) => {
       for (const d of touched[si]) {
-        if (accept && !accept(seg.docPaths[d])) continue;
+        if (accept && !accept(seg.docPath(d))) continue;
         candidates.push({ si, d, score: scores[si][d] });
       }
     });
-    candidates.sort((a, b) => b.score - a.score || (this.segments[a.si].docIds[a.d] < this.segments[b.si].docIds[b.d] ? -1 : 1));
+    candidates.sort((a, b) => b.score - a.score || (this.segments[a.si].docId(a.d) < this.segments[b.si].docId(b.d) ? -1 : 1));
     const hits = candidates.slice(0, limit).map(({ si, d, score }) => {
       const seg = this.segments[si];
       const matches: TermMatch[] = [];
@@ -394,7 +358,7 @@ export class LexicalIndex {
         matches.push({ field: s.q.field, token: s.q.token, tf, df: s.df, idf: s.idf, contribution });
       }
       matches.sort((a, b) => b.contribution - a.contribution);
-      return { id: seg.docIds[d], path: seg.docPaths[d], score, matches };
+      return { id: seg.docId(d), path: seg.docPath(d), score, matches };
     });
     return { hits, matched: candidates.length };
   }

@@ -2,19 +2,27 @@
  * An immutable lexical segment: a batch of documents with their per-field lengths and an inverted
  * index (sorted term dictionary → postings of (doc ordinal, term frequency)), and its on-disk format.
  *
- * File layout (little-endian):
- *   "QLX1" | u32 headerBytes | header JSON (docIds, docPaths, terms, counts) | pad to 4
- *   | u32[docCount × FIELDS] field lengths | u32[termCount + 1] term starts | u32[postings] doc ordinals
- *   | u32[postings] term frequencies | u32 crc-like checksum of everything before it
+ * The format is laid out so that opening a segment costs one file read and no per-term or per-document
+ * parsing: strings live in UTF-8 blobs addressed by offset arrays and are decoded only when used.
+ *
+ * File layout (little-endian, every section 4-byte aligned):
+ *   "QLX2" | u32 headerBytes | header JSON {v, fields, paths, counts} | pad
+ *   | u32[docs × FIELDS] field lengths | u32[docs] path index | u32[docs + 1] id offsets | id blob | pad
+ *   | u32[terms + 1] term offsets | term blob | pad | u32[terms + 1] term starts
+ *   | u32[postings] doc ordinals | u16[postings] term frequencies (capped at 65535) | pad
+ *   | u32 CRC-32 of everything before it
  *
  * A term key is `<field code>:<token>` (`n:validate`, `b:user`), so one dictionary holds every field.
+ * Terms are sorted by JavaScript string order, and lookups compare decoded strings the same way.
  */
-import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 
 export const FIELDS = ['name', 'symbols', 'ident', 'body', 'path'] as const;
 export type Field = (typeof FIELDS)[number];
 export const FIELD_CODE: Record<Field, string> = { name: 'n', symbols: 's', ident: 'i', body: 'b', path: 'p' };
-export const CODE_FIELD: Record<string, Field> = { n: 'name', s: 'symbols', i: 'ident', b: 'body', p: 'path' };
+
+const MAGIC = 'QLX2';
+const MAX_TF = 0xffff;
 
 export function termKey(field: Field, token: string): string {
   return `${FIELD_CODE[field]}:${token}`;
@@ -27,41 +35,84 @@ export interface LexicalDoc {
   fields: Record<Field, string[]>;
 }
 
+/** Strings packed into one UTF-8 buffer with an offset table. */
+class StringTable {
+  constructor(readonly blob: Buffer, readonly offsets: Uint32Array) {}
+
+  get length(): number {
+    return this.offsets.length - 1;
+  }
+
+  get(i: number): string {
+    return this.blob.toString('utf8', this.offsets[i], this.offsets[i + 1]);
+  }
+
+  static pack(strings: readonly string[]): StringTable {
+    const parts = strings.map((s) => Buffer.from(s, 'utf8'));
+    const offsets = new Uint32Array(strings.length + 1);
+    let at = 0;
+    parts.forEach((p, i) => {
+      offsets[i] = at;
+      at += p.length;
+    });
+    offsets[strings.length] = at;
+    return new StringTable(Buffer.concat(parts, at), offsets);
+  }
+}
+
 export class Segment {
   /** Set by the index: 1 where a document has been deleted since the segment was written. */
   readonly deleted: Uint8Array;
 
-  constructor(
+  private constructor(
     readonly name: string,
-    readonly docIds: string[],
-    readonly docPaths: string[],
+    /** Distinct paths of the segment's documents. */
+    private readonly paths: string[],
+    /** Index into `paths` per document. */
+    private readonly docPathIdx: Uint32Array,
+    private readonly ids: StringTable,
     /** docCount × FIELDS.length token counts. */
-    readonly fieldLens: Uint32Array,
-    /** Sorted term keys. */
-    readonly terms: string[],
+    private readonly fieldLens: Uint32Array,
+    private readonly terms: StringTable,
     /** Postings of term t are [termStarts[t], termStarts[t+1]). */
     readonly termStarts: Uint32Array,
     readonly postDocs: Uint32Array,
-    readonly postTfs: Uint32Array,
+    readonly postTfs: Uint16Array,
   ) {
-    this.deleted = new Uint8Array(docIds.length);
+    this.deleted = new Uint8Array(docPathIdx.length);
   }
 
   get docCount(): number {
-    return this.docIds.length;
+    return this.docPathIdx.length;
+  }
+
+  get termCount(): number {
+    return this.terms.length;
+  }
+
+  docId(d: number): string {
+    return this.ids.get(d);
+  }
+
+  docPath(d: number): string {
+    return this.paths[this.docPathIdx[d]];
+  }
+
+  term(t: number): string {
+    return this.terms.get(t);
   }
 
   fieldLength(doc: number, fieldIndex: number): number {
     return this.fieldLens[doc * FIELDS.length + fieldIndex];
   }
 
-  /** Index of a term key in the dictionary, or -1 (binary search; dictionary sorted by UTF-16 code units). */
+  /** Index of a term key in the dictionary, or -1 (binary search in JavaScript string order). */
   findTerm(key: string): number {
     let lo = 0;
     let hi = this.terms.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const t = this.terms[mid];
+      const t = this.terms.get(mid);
       if (t === key) return mid;
       if (t < key) lo = mid + 1;
       else hi = mid - 1;
@@ -105,78 +156,204 @@ export class Segment {
   }
 
   /** Builds a segment from a term → [doc, tf, ...] map whose doc ordinals ascend within each list. */
-  static fromPostingMap(name: string, ids: string[], paths: string[], fieldLens: Uint32Array, postings: Map<string, number[]>): Segment {
+  static fromPostingMap(name: string, ids: string[], docPaths: string[], fieldLens: Uint32Array, postings: Map<string, number[]>): Segment {
     const terms = [...postings.keys()].sort();
     let total = 0;
     for (const list of postings.values()) total += list.length / 2;
     const termStarts = new Uint32Array(terms.length + 1);
     const postDocs = new Uint32Array(total);
-    const postTfs = new Uint32Array(total);
+    const postTfs = new Uint16Array(total);
     let at = 0;
     terms.forEach((t, i) => {
       termStarts[i] = at;
       const list = postings.get(t)!;
       for (let j = 0; j < list.length; j += 2) {
         postDocs[at] = list[j];
-        postTfs[at] = list[j + 1];
+        postTfs[at] = Math.min(list[j + 1], MAX_TF);
         at++;
       }
     });
     termStarts[terms.length] = at;
-    return new Segment(name, ids, paths, fieldLens, terms, termStarts, postDocs, postTfs);
+    const pathIndex = new Map<string, number>();
+    const paths: string[] = [];
+    const docPathIdx = new Uint32Array(docPaths.length);
+    docPaths.forEach((p, d) => {
+      let i = pathIndex.get(p);
+      if (i === undefined) {
+        i = paths.length;
+        paths.push(p);
+        pathIndex.set(p, i);
+      }
+      docPathIdx[d] = i;
+    });
+    return new Segment(name, paths, docPathIdx, StringTable.pack(ids), fieldLens, StringTable.pack(terms), termStarts, postDocs, postTfs);
+  }
+
+  /**
+   * Merges the live documents of several segments into one, by a k-way merge of their sorted term
+   * dictionaries straight into typed arrays (no per-posting objects), keeping memory near the output size.
+   * Returns undefined when no live document remains.
+   */
+  static merge(segments: readonly Segment[], name: string): Segment | undefined {
+    const remaps: Int32Array[] = [];
+    const ids: string[] = [];
+    const docPaths: string[] = [];
+    const lens: number[] = [];
+    for (const seg of segments) {
+      const remap = new Int32Array(seg.docCount).fill(-1);
+      for (let d = 0; d < seg.docCount; d++) {
+        if (seg.deleted[d]) continue;
+        remap[d] = ids.length;
+        ids.push(seg.docId(d));
+        docPaths.push(seg.docPath(d));
+        for (let f = 0; f < FIELDS.length; f++) lens.push(seg.fieldLength(d, f));
+      }
+      remaps.push(remap);
+    }
+    if (!ids.length) return undefined;
+    const capacity = segments.reduce((n, s) => n + s.postDocs.length, 0);
+    const postDocs = new Uint32Array(capacity);
+    const postTfs = new Uint16Array(capacity);
+    const terms: string[] = [];
+    const starts: number[] = [];
+    const cursor = segments.map(() => 0);
+    const current = segments.map((s) => (s.termCount ? s.term(0) : undefined));
+    let at = 0;
+    for (;;) {
+      let min: string | undefined;
+      for (const t of current) if (t !== undefined && (min === undefined || t < min)) min = t;
+      if (min === undefined) break;
+      const begin = at;
+      segments.forEach((seg, si) => {
+        if (current[si] !== min) return;
+        const t = cursor[si];
+        const remap = remaps[si];
+        for (let p = seg.termStarts[t]; p < seg.termStarts[t + 1]; p++) {
+          const nd = remap[seg.postDocs[p]];
+          if (nd < 0) continue;
+          postDocs[at] = nd;
+          postTfs[at] = seg.postTfs[p];
+          at++;
+        }
+        cursor[si] = t + 1;
+        current[si] = t + 1 < seg.termCount ? seg.term(t + 1) : undefined;
+      });
+      if (at > begin) {
+        terms.push(min);
+        starts.push(begin);
+      }
+    }
+    const termStarts = Uint32Array.from([...starts, at]);
+    const pathIndex = new Map<string, number>();
+    const paths: string[] = [];
+    const docPathIdx = Uint32Array.from(docPaths, (p) => {
+      let i = pathIndex.get(p);
+      if (i === undefined) {
+        i = paths.length;
+        paths.push(p);
+        pathIndex.set(p, i);
+      }
+      return i;
+    });
+    return new Segment(
+      name, paths, docPathIdx, StringTable.pack(ids), Uint32Array.from(lens), StringTable.pack(terms), termStarts,
+      postDocs.slice(0, at), postTfs.slice(0, at),
+    );
   }
 
   serialize(): Buffer {
     const header = Buffer.from(
-      JSON.stringify({ v: 1, fields: FIELDS, docIds: this.docIds, docPaths: this.docPaths, terms: this.terms }),
+      JSON.stringify({
+        v: 2,
+        fields: FIELDS,
+        paths: this.paths,
+        counts: { docs: this.docCount, terms: this.terms.length, postings: this.postDocs.length, idBytes: this.ids.blob.length, termBytes: this.terms.blob.length },
+      }),
       'utf8',
     );
-    const headPad = (4 - ((8 + header.length) % 4)) % 4;
-    const arrays = [this.fieldLens, this.termStarts, this.postDocs, this.postTfs];
-    const body = Buffer.concat([
-      Buffer.from('QLX1', 'ascii'),
-      u32(header.length),
-      header,
-      Buffer.alloc(headPad),
-      ...arrays.map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)),
-    ]);
-    const digest = createHash('sha1').update(body).digest().subarray(0, 4);
-    return Buffer.concat([body, digest]);
+    const parts: Buffer[] = [Buffer.from(MAGIC, 'ascii'), u32(header.length), header];
+    let size = 8 + header.length;
+    const pad = () => {
+      const n = (4 - (size % 4)) % 4;
+      if (n) {
+        parts.push(Buffer.alloc(n));
+        size += n;
+      }
+    };
+    const push = (b: Buffer | ArrayBufferView) => {
+      const buf = Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+      parts.push(buf);
+      size += buf.length;
+    };
+    pad();
+    push(this.fieldLens);
+    push(this.docPathIdx);
+    push(this.ids.offsets);
+    push(this.ids.blob);
+    pad();
+    push(this.terms.offsets);
+    push(this.terms.blob);
+    pad();
+    push(this.termStarts);
+    push(this.postDocs);
+    push(this.postTfs);
+    pad();
+    const body = Buffer.concat(parts, size);
+    return Buffer.concat([body, u32(crc32(body))]);
   }
 
+  /** Opens a serialized segment. Sections are views into `buf` (no copies) when it is 4-byte aligned. */
   static deserialize(name: string, buf: Buffer): Segment {
-    if (buf.length < 12 || buf.toString('ascii', 0, 4) !== 'QLX1') throw new Error(`segment ${name}: not a Quarry lexical segment (bad magic)`);
+    if (buf.length < 12 || buf.toString('ascii', 0, 4) !== MAGIC) throw new Error(`segment ${name}: not a Quarry lexical segment of this version (bad magic)`);
     const body = buf.subarray(0, buf.length - 4);
-    const digest = createHash('sha1').update(body).digest().subarray(0, 4);
-    if (!digest.equals(buf.subarray(buf.length - 4))) throw new Error(`segment ${name}: checksum mismatch (file damaged or truncated)`);
+    if (crc32(body) !== buf.readUInt32LE(buf.length - 4)) throw new Error(`segment ${name}: checksum mismatch (file damaged or truncated)`);
     const headerLen = buf.readUInt32LE(4);
     const header = JSON.parse(buf.toString('utf8', 8, 8 + headerLen)) as {
-      v: number; fields: string[]; docIds: string[]; docPaths: string[]; terms: string[];
+      v: number; fields: string[]; paths: string[];
+      counts: { docs: number; terms: number; postings: number; idBytes: number; termBytes: number };
     };
-    if (header.v !== 1 || header.fields.join(',') !== FIELDS.join(',')) throw new Error(`segment ${name}: unsupported version or field layout`);
+    if (header.v !== 2 || header.fields.join(',') !== FIELDS.join(',')) throw new Error(`segment ${name}: unsupported version or field layout`);
+    const { docs, terms, postings, idBytes, termBytes } = header.counts;
     let off = 8 + headerLen;
-    off += (4 - (off % 4)) % 4;
-    const take = (n: number): Uint32Array => {
-      const bytes = n * 4;
-      // Copy into an aligned buffer (Buffers from the pool may not be 4-byte aligned).
-      const out = new Uint32Array(n);
-      Buffer.from(out.buffer).set(buf.subarray(off, off + bytes));
-      off += bytes;
+    const align = () => {
+      off += (4 - (off % 4)) % 4;
+    };
+    const bytes = (n: number): Buffer => {
+      if (off + n > body.length) throw new Error(`segment ${name}: length mismatch`);
+      const b = buf.subarray(off, off + n);
+      off += n;
+      return b;
+    };
+    const view = <T extends Uint32Array | Uint16Array>(Ctor: { new (b: ArrayBufferLike, o: number, n: number): T; new (n: number): T; BYTES_PER_ELEMENT: number }, n: number): T => {
+      const b = bytes(n * Ctor.BYTES_PER_ELEMENT);
+      if (b.byteOffset % Ctor.BYTES_PER_ELEMENT === 0) return new Ctor(b.buffer, b.byteOffset, n);
+      const out = new Ctor(n);
+      Buffer.from(out.buffer).set(b);
       return out;
     };
-    const docCount = header.docIds.length;
-    const fieldLens = take(docCount * FIELDS.length);
-    const termStarts = take(header.terms.length + 1);
-    const total = termStarts[header.terms.length];
-    const postDocs = take(total);
-    const postTfs = take(total);
+    align();
+    const fieldLens = view(Uint32Array, docs * FIELDS.length);
+    const docPathIdx = view(Uint32Array, docs);
+    const idOffsets = view(Uint32Array, docs + 1);
+    const idBlob = bytes(idBytes);
+    align();
+    const termOffsets = view(Uint32Array, terms + 1);
+    const termBlob = bytes(termBytes);
+    align();
+    const termStarts = view(Uint32Array, terms + 1);
+    const postDocs = view(Uint32Array, postings);
+    const postTfs = view(Uint16Array, postings);
+    align();
     if (off !== body.length) throw new Error(`segment ${name}: length mismatch`);
-    return new Segment(name, header.docIds, header.docPaths, fieldLens, header.terms, termStarts, postDocs, postTfs);
+    return new Segment(
+      name, header.paths, docPathIdx, new StringTable(idBlob, idOffsets), fieldLens,
+      new StringTable(termBlob, termOffsets), termStarts, postDocs, postTfs,
+    );
   }
 }
 
 function u32(n: number): Buffer {
   const b = Buffer.alloc(4);
-  b.writeUInt32LE(n);
+  b.writeUInt32LE(n >>> 0);
   return b;
 }
