@@ -4,7 +4,6 @@
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { isBinaryFile } from 'isbinaryfile';
 import type { SkipReason } from '../types';
 import { MINIFIED_NAME } from './matcher';
 
@@ -48,6 +47,22 @@ export function looksMinified(text: string, minifiedLineLength = 1000): boolean 
   return lines <= MINIFIED_FEW_LINES && longest > minifiedLineLength;
 }
 
+/**
+ * Valid UTF-8 that is still binary: NUL characters, or many C0 control characters, in the first 8 KB.
+ * (The `isbinaryfile` package was used here first; its protobuf heuristic took seconds on some ordinary
+ * source files, and once the bytes are known to be valid UTF-8 only this check remains.)
+ */
+export function hasBinaryControls(text: string): boolean {
+  const n = Math.min(text.length, 8192);
+  let controls = 0;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0) return true;
+    if (c < 32 && c !== 9 && c !== 10 && c !== 12 && c !== 13 && c !== 27 && c !== 11) controls++;
+  }
+  return n > 0 && controls / n > 0.1;
+}
+
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /** Read a file for indexing, or say why it is skipped. Never throws for file-system errors. */
@@ -78,7 +93,7 @@ export async function readTextFile(absPath: string, opts: ReadTextOptions = {}):
     const nul = buf.subarray(0, 8192).includes(0);
     return { skip: 'binary', detail: nul ? 'binary content' : 'invalid UTF-8' };
   }
-  if (await isBinaryFile(buf, buf.length)) return { skip: 'binary', detail: 'binary content' };
+  if (hasBinaryControls(text)) return { skip: 'binary', detail: 'binary content' };
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (looksMinified(text, opts.minifiedLineLength ?? 1000)) return { skip: 'minified', detail: 'very long lines' };
   const bom = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
