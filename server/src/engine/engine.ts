@@ -200,7 +200,7 @@ export class Engine {
       total_results: matches.length,
       token_count: matches.reduce((n, m) => n + m.content.token_count, 0),
       execution_time_ms: Math.round((performance.now() - started) * 100) / 100,
-      search_strategy: ['KEYWORD_FALLBACK'],
+      search_strategy: ['SPARSE_ONLY'],
       languages_found: languages,
       warnings,
       suggestions,

@@ -82,36 +82,25 @@ export function collapse(text: string, max = 300): string {
 
 export const CALLABLE_KINDS: ReadonlySet<ChunkKind> = new Set<ChunkKind>(['function', 'method', 'constructor']);
 
-const TEST_PATH = /(^|\/)(test|tests|__tests__|spec|specs|testing)(\/|$)|(_test|_spec|\.test|\.spec|Tests?|Spec)\.[a-z0-9]+$|(^|\/)test_[^/]*$/;
 const TEST_NAME = /^(test_?[A-Za-z0-9_]*|Test[A-Z0-9_][A-Za-z0-9_]*|[A-Za-z0-9_]*(Test|Tests|Spec|_test|_spec))$/;
 
-export function isTestPath(path: string): boolean {
-  return TEST_PATH.test(path);
-}
+export { isTestPath } from '../testPaths';
 
 export function isTestName(name: string): boolean {
   return name.length > 0 && TEST_NAME.test(name);
 }
 
-/** Everything a chunk needs besides the derived fields (id, tokens, hash). */
-export interface ChunkDraft {
-  kind: ChunkKind;
-  symbol: string;
-  name: string;
-  container: string;
-  symbols: string[];
-  references: string[];
-  conformances: string[];
-  doc: string;
-  signature: string;
+/** Everything a chunk needs besides the derived fields (id, lines, bytes, tokens, hash). */
+export type ChunkDraft = Pick<
+  Chunk,
+  'kind' | 'symbol' | 'name' | 'container' | 'symbols' | 'references' | 'conformances' | 'doc' | 'signature' | 'semanticClass' | 'source'
+> & {
   /** String indices into the file (end exclusive). */
   start: number;
   end: number;
   /** Chunk text; defaults to the file slice [start, end). */
   content?: string;
-  semanticClass: SemanticClass;
-  source: ChunkSource;
-}
+};
 
 /**
  * Turns drafts into chunks: content, lines, bytes, tokens, hashes and stable ids (path + kind + symbol +
