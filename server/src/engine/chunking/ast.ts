@@ -152,7 +152,7 @@ export class AstChunker {
     return {
       start: node.startIndex,
       end: node.endIndex,
-      tokens: countTokens(text),
+      tokens: this.src.tokensIn(node.startIndex, node.endIndex),
       nodes: [node],
       headerEnd: node.endIndex,
       isComment: this.lang.commentTypes.includes(node.type),
@@ -209,7 +209,7 @@ export class AstChunker {
       names: unique([name, ...(rule.names?.(node) ?? [])]),
       memberNames: [],
     };
-    const tokens = countTokens(this.text.slice(start, end));
+    const tokens = this.src.tokensIn(start, end);
     const piece: Piece = { start, end, tokens, nodes, def, headerEnd, isComment: false, isImport: false, isTestCall: false };
 
     if (rule.container && body) {
@@ -335,7 +335,7 @@ export class AstChunker {
     for (let i = 0; i + 1 < bounds.length; i++) {
       const s = bounds[i];
       const e = bounds[i + 1];
-      const tokens = countTokens(this.text.slice(s, e));
+      const tokens = this.src.tokensIn(s, e);
       if (tokens <= max) {
         segs.push([s, e, tokens]);
         continue;
@@ -344,7 +344,7 @@ export class AstChunker {
       let inner = kid ? named(kid) : [];
       if (inner.length === 1) inner = named(inner[0]);
       const sub = inner.length >= 2 ? this.splitRange(s, e, inner) : splitByLines(this.text, s, e, max);
-      for (const [a, b] of sub) segs.push([a, b, countTokens(this.text.slice(a, b))]);
+      for (const [a, b] of sub) segs.push([a, b, this.src.tokensIn(a, b)]);
     }
     const out: Array<[number, number]> = [];
     let cur: [number, number, number] | null = null;

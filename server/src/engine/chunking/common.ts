@@ -35,6 +35,41 @@ export class SourceText {
     return lo + 1;
   }
 
+  /**
+   * Tokens in [start, end) for sizing decisions. Whole lines are counted once per file and summed from a
+   * prefix table; only the partial first and last lines are counted on demand. Within a few percent of
+   * counting the slice itself (BPE merges across line breaks are rare); stored chunk sizes still use the
+   * exact count of the chunk's text.
+   */
+  tokensIn(start: number, end: number): number {
+    if (end - start < 512) return countTokens(this.text.slice(start, end));
+    const first = this.lineOf(start); // 1-based
+    const last = this.lineOf(end);
+    if (last - first < 2) return countTokens(this.text.slice(start, end));
+    const prefix = this.linePrefix();
+    const firstFull = first; // index (0-based) of the first whole line after the partial first line
+    const lastFull = last - 1; // 0-based index of the line containing `end` (partial)
+    const head = countTokens(this.text.slice(start, this.lineStarts[firstFull]));
+    const tail = countTokens(this.text.slice(this.lineStarts[lastFull], end));
+    return head + (prefix[lastFull] - prefix[firstFull]) + tail;
+  }
+
+  private prefixTokens?: Float64Array;
+
+  /** prefix[i] = tokens in lines [0, i). */
+  private linePrefix(): Float64Array {
+    if (!this.prefixTokens) {
+      const starts = this.lineStarts;
+      const prefix = new Float64Array(starts.length + 1);
+      for (let i = 0; i < starts.length; i++) {
+        const lineEnd = i + 1 < starts.length ? starts[i + 1] : this.text.length;
+        prefix[i + 1] = prefix[i] + countTokens(this.text.slice(starts[i], lineEnd));
+      }
+      this.prefixTokens = prefix;
+    }
+    return this.prefixTokens;
+  }
+
   /** String index where the line containing `index` starts. */
   lineStartOf(index: number): number {
     return this.lineStarts[this.lineOf(index) - 1];

@@ -1,0 +1,92 @@
+/** Retrieval metrics over ranked hits judged by location (so systems with different units compare). */
+
+export interface Hit {
+  path: string;
+  startLine: number;
+  endLine: number;
+}
+
+export interface Target {
+  path: string;
+  /** The line that defines the answer (the declaration line). */
+  anchorLine: number;
+}
+
+/** 1-based rank of the first relevant hit within the first `k`, or 0. */
+export function firstRelevantRank(hits: readonly Hit[], target: Target, k = 10): number {
+  for (let i = 0; i < Math.min(k, hits.length); i++) {
+    const h = hits[i];
+    if (h.path === target.path && h.startLine <= target.anchorLine && target.anchorLine <= h.endLine) return i + 1;
+  }
+  return 0;
+}
+
+export interface QualityReport {
+  queries: number;
+  mrr10: number;
+  recall1: number;
+  recall5: number;
+  recall10: number;
+  ndcg10: number;
+}
+
+/** Aggregates ranks (0 = not found in the top 10) into MRR@10, Recall@1/5/10 and nDCG@10 (one relevant item). */
+export function summarize(ranks: readonly number[]): QualityReport {
+  const n = ranks.length || 1;
+  const sum = (f: (r: number) => number) => ranks.reduce((s, r) => s + f(r), 0) / n;
+  return {
+    queries: ranks.length,
+    mrr10: sum((r) => (r > 0 ? 1 / r : 0)),
+    recall1: sum((r) => (r === 1 ? 1 : 0)),
+    recall5: sum((r) => (r > 0 && r <= 5 ? 1 : 0)),
+    recall10: sum((r) => (r > 0 && r <= 10 ? 1 : 0)),
+    ndcg10: sum((r) => (r > 0 ? 1 / Math.log2(r + 1) : 0)),
+  };
+}
+
+export interface LatencyReport {
+  n: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  mean: number;
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (!sorted.length) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+
+export function latency(samplesMs: readonly number[]): LatencyReport {
+  const s = [...samplesMs].sort((a, b) => a - b);
+  return {
+    n: s.length,
+    p50: percentile(s, 50),
+    p95: percentile(s, 95),
+    p99: percentile(s, 99),
+    mean: s.reduce((a, b) => a + b, 0) / (s.length || 1),
+  };
+}
+
+/** Deterministic PRNG (mulberry32) for reproducible sampling. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function sample<T>(items: readonly T[], n: number, seed: number): T[] {
+  const rand = prng(seed);
+  const arr = [...items];
+  for (let i = arr.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [arr[i], arr[j]] = [arr[j], arr[i]];
+  }
+  return arr.slice(0, n);
+}

@@ -1,0 +1,239 @@
+/**
+ * `npm run bench [-- --quick] [-- --corpus a,b]`: search quality and speed of Quarry next to the
+ * alternatives, on real corpora. Writes bench/results/latest.json and regenerates BENCHMARKS.md.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { Engine } from '../server/src/engine/engine';
+import { ChunkStore } from '../server/src/engine/store/chunkStore';
+import type { Chunk } from '../server/src/engine/types';
+import { CACHE_DIR, CorpusInfo, prepareCorpora } from './corpora';
+import { firstRelevantRank, latency, LatencyReport, QualityReport, summarize } from './metrics';
+import { BenchQuery, prepareSets } from './sets';
+import { lanceDir, lanceFtsSystem, miniSearchSystem, quarrySystem, ripgrepAvailable, ripgrepSystem, SearchSystem } from './systems';
+import { renderBenchmarks } from './report';
+
+const REPO = join(__dirname, '..');
+const CLI = join(REPO, 'dist', 'cli.js');
+
+export interface CorpusResult {
+  corpus: CorpusInfo;
+  index: {
+    files: number;
+    chunks: number;
+    coldMs: number;
+    filesPerSec: number;
+    chunksPerSec: number;
+    peakRssMb: number | null;
+    reindex1Ms: number;
+    reindex100Ms: number | null;
+    diskMb: number;
+  };
+  quality: Record<string, Record<string, QualityReport & { byLanguage: Record<string, QualityReport> }>>;
+  latency: Record<string, LatencyReport>;
+  notes: string[];
+}
+
+export interface BenchResults {
+  startedAt: string;
+  mode: 'quick' | 'full';
+  machine: { cpus: number; cpuModel: string; memGb: number; node: string };
+  command: string;
+  corpora: CorpusResult[];
+  skipped: string[];
+}
+
+function log(msg: string): void {
+  process.stderr.write(`bench: ${msg}\n`);
+}
+
+function dirSizeMb(dir: string): number {
+  let total = 0;
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) total += statSync(p).size;
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return total / 1048576;
+}
+
+/** Runs the CLI's index in a child process; returns its JSON summary and peak RSS (via GNU time when present). */
+function cliIndex(dir: string, extra: string[] = []): { summary: { durationMs: number; filesIndexed: number; totalChunks: number; totalFiles: number }; peakRssMb: number | null } {
+  const hasTime = existsSync('/usr/bin/time');
+  const args = ['index', '-p', dir, '--json', ...extra];
+  const r = hasTime
+    ? spawnSync('/usr/bin/time', ['-f', 'RSSKB=%M', process.execPath, CLI, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+    : spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`quarry index failed on ${dir}: ${r.stderr}`);
+  const rss = r.stderr.match(/RSSKB=(\d+)/);
+  return { summary: JSON.parse(r.stdout), peakRssMb: rss ? Number(rss[1]) / 1024 : null };
+}
+
+function touch(dir: string, files: string[]): () => void {
+  const saved = files.map((f) => [f, readFileSync(join(dir, f))] as const);
+  for (const f of files) appendFileSync(join(dir, f), '\n');
+  return () => {
+    for (const [f, data] of saved) writeFileSync(join(dir, f), data);
+  };
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const t = performance.now();
+  const v = await fn();
+  return [v, performance.now() - t];
+}
+
+async function evaluate(systems: SearchSystem[], queries: BenchQuery[]): Promise<{ quality: CorpusResult['quality']; latency: Record<string, number[]> }> {
+  const quality: CorpusResult['quality'] = {};
+  const times: Record<string, number[]> = {};
+  for (const set of ['identifier', 'docstring'] as const) {
+    const qs = queries.filter((q) => q.set === set);
+    if (!qs.length) continue;
+    quality[set] = {};
+    for (const sys of systems) {
+      if (!sys.sets.includes(set)) continue;
+      const ranks: number[] = [];
+      const byLang: Record<string, number[]> = {};
+      times[sys.name] ??= [];
+      for (const q of qs) {
+        const [hits, ms] = await timed(() => sys.search(q.text, 10));
+        times[sys.name].push(ms);
+        const r = firstRelevantRank(hits, q.target, 10);
+        ranks.push(r);
+        (byLang[q.language] ??= []).push(r);
+      }
+      quality[set][sys.name] = {
+        ...summarize(ranks),
+        byLanguage: Object.fromEntries(Object.entries(byLang).map(([l, rs]) => [l, summarize(rs)])),
+      };
+    }
+  }
+  return { quality, latency: times };
+}
+
+async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusResult> {
+  const notes: string[] = [];
+  const stripped = join(CACHE_DIR, 'corpora', corpus.name, 'stripped');
+  log(`${corpus.name}: building query sets`);
+  const prepared = await prepareSets(corpus.dir, stripped, quick ? 150 : 1000);
+
+  log(`${corpus.name}: cold index`);
+  const cold = cliIndex(stripped, ['--full']);
+  const files = readdirSync(stripped, { recursive: true }).map(String).filter((f) => /\.(py|ts|js|go|rs|java|cs|kt|swift|c|cpp|rb|php)$/.test(f) && !f.includes('.quarry'));
+  const restore1 = touch(stripped, files.slice(0, 1));
+  const re1 = cliIndex(stripped);
+  restore1();
+  let reindex100Ms: number | null = null;
+  if (files.length >= 100) {
+    const restore100 = touch(stripped, files.slice(0, 100));
+    reindex100Ms = cliIndex(stripped).summary.durationMs;
+    restore100();
+  } else notes.push(`fewer than 100 source files: no 100-file re-index figure`);
+  cliIndex(stripped); // back to the untouched state
+  const index = {
+    files: cold.summary.totalFiles,
+    chunks: cold.summary.totalChunks,
+    coldMs: cold.summary.durationMs,
+    filesPerSec: cold.summary.totalFiles / (cold.summary.durationMs / 1000),
+    chunksPerSec: cold.summary.totalChunks / (cold.summary.durationMs / 1000),
+    peakRssMb: cold.peakRssMb,
+    reindex1Ms: re1.summary.durationMs,
+    reindex100Ms,
+    diskMb: dirSizeMb(join(stripped, '.quarry')),
+  };
+
+  const engine = await Engine.open(stripped);
+  const { store } = await ChunkStore.open(join(stripped, '.quarry'));
+  const chunks: Chunk[] = [];
+  for await (const batch of store.allChunks()) chunks.push(...batch);
+  const systems: SearchSystem[] = [quarrySystem(engine)];
+  if (ripgrepAvailable()) systems.push(ripgrepSystem(stripped));
+  else notes.push('ripgrep not installed: its column is missing');
+  systems.push(miniSearchSystem(chunks));
+  systems.push(await lanceFtsSystem(chunks, lanceDir(CACHE_DIR, corpus.name)));
+
+  log(`${corpus.name}: ${prepared.queries.length} queries × ${systems.length} systems`);
+  // Warm-up, so the first measured query does not pay for lazy loading.
+  for (const s of systems) await s.search('warm up query', 10);
+  const { quality, latency: samples } = await evaluate(systems, prepared.queries);
+
+  const lat: Record<string, LatencyReport> = {};
+  for (const [name, s] of Object.entries(samples)) lat[`${name} (in-process)`] = latency(s);
+
+  // Conformance ("what implements X") lookups through the store's protocol_name index.
+  const protos = [...new Set(chunks.flatMap((c) => c.conformances))].slice(0, 50);
+  if (protos.length) {
+    const t: number[] = [];
+    for (let round = 0; round < 4; round++) for (const p of protos) t.push((await timed(() => store.conformancesOf(p)))[1]);
+    lat['conformance lookup (store)'] = latency(t);
+  }
+  await store.close();
+
+  // The CLI door: a new process per query (what a terminal user pays).
+  const cliTimes: number[] = [];
+  for (const q of prepared.queries.slice(0, quick ? 10 : 40)) {
+    const t = performance.now();
+    const r = spawnSync(process.execPath, [CLI, 'search', q.text, '-p', stripped, '-o', 'json', '-l', '10'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    if (r.status === 0) cliTimes.push(performance.now() - t);
+  }
+  lat['quarry (CLI process per query)'] = latency(cliTimes);
+
+  for (const s of systems) await s.close?.();
+  await engine.close();
+  return { corpus, index, quality, latency: lat, notes };
+}
+
+function ensureTools(skipped: string[]): void {
+  if (!existsSync(CLI)) execFileSync('npm', ['run', 'build'], { cwd: REPO, stdio: 'inherit' });
+  if (!ripgrepAvailable()) {
+    try {
+      execFileSync('apt-get', ['install', '-y', '-qq', 'ripgrep'], { stdio: 'ignore' });
+    } catch {
+      try {
+        execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore' });
+        execFileSync('apt-get', ['install', '-y', '-qq', 'ripgrep'], { stdio: 'ignore' });
+      } catch {
+        skipped.push('ripgrep could not be installed (apt-get failed); its columns are missing');
+      }
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const quick = argv.includes('--quick');
+  const only = argv.includes('--corpus') ? argv[argv.indexOf('--corpus') + 1].split(',') : undefined;
+  const skipped: string[] = [];
+  ensureTools(skipped);
+  const corpora = prepareCorpora(quick, only);
+  const results: BenchResults = {
+    startedAt: new Date().toISOString(),
+    mode: quick ? 'quick' : 'full',
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memGb: Math.round(totalmem() / 2 ** 30), node: process.version },
+    command: `npm run bench${quick ? ' -- --quick' : ''}${only ? ` -- --corpus ${only.join(',')}` : ''}`,
+    corpora: [],
+    skipped,
+  };
+  for (const c of corpora) {
+    try {
+      results.corpora.push(await benchCorpus(c, quick));
+    } catch (e) {
+      skipped.push(`${c.name}: ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
+  mkdirSync(join(__dirname, 'results'), { recursive: true });
+  writeFileSync(join(__dirname, 'results', 'latest.json'), JSON.stringify(results, null, 2));
+  const mdPath = join(REPO, 'BENCHMARKS.md');
+  writeFileSync(mdPath, renderBenchmarks(results, existsSync(mdPath) ? readFileSync(mdPath, 'utf8') : ''));
+  log(`wrote bench/results/latest.json and BENCHMARKS.md`);
+}
+
+main().catch((e) => {
+  process.stderr.write(`bench failed: ${(e as Error).stack}\n`);
+  process.exitCode = 1;
+});
