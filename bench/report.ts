@@ -44,6 +44,13 @@ export function renderBenchmarks(r: BenchResults, previous: string): string {
     out.push('', '</details>', '');
   }
 
+  if (r.fixture) {
+    out.push('### Seed suite: 14-language fixture, expected definitions (`test/fixtures/polyglot/expected-definitions.json`)', '');
+    out.push(`${r.fixture.queries} identifier queries, one per expected definition.`, '', '| system | P@1 | P@3 | P@5 |', '|---|---|---|---|');
+    for (const [sys, p] of Object.entries(r.fixture.systems)) out.push(`| ${sys} | ${f3(p.p1)} | ${f3(p.p3)} | ${f3(p.p5)} |`);
+    out.push('', 'Seed 003 Appendix D, seed 002 FR-036 and seed 000 scenario suites need their fixture repositories (issues 5 and 9); they join this section then.', '');
+  }
+
   out.push('### Indexing', '', '| corpus | files | chunks | cold index | files/s | chunks/s | peak RSS | re-index 1 file | re-index 100 files | index on disk |', '|---|---|---|---|---|---|---|---|---|---|');
   for (const c of r.corpora) {
     const i = c.index;

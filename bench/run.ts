@@ -3,7 +3,7 @@
  * alternatives, on real corpora. Writes bench/results/latest.json and regenerates BENCHMARKS.md.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Engine } from '../server/src/engine/engine';
@@ -11,7 +11,8 @@ import { ChunkStore } from '../server/src/engine/store/chunkStore';
 import type { Chunk } from '../server/src/engine/types';
 import { CACHE_DIR, CorpusInfo, prepareCorpora } from './corpora';
 import { firstRelevantRank, latency, LatencyReport, QualityReport, summarize } from './metrics';
-import { BenchQuery, prepareSets } from './sets';
+import { anchorLine, BenchQuery, prepareSets } from './sets';
+
 import { lanceDir, lanceFtsSystem, miniSearchSystem, quarrySystem, ripgrepAvailable, ripgrepSystem, SearchSystem } from './systems';
 import { renderBenchmarks } from './report';
 
@@ -42,6 +43,7 @@ export interface BenchResults {
   machine: { cpus: number; cpuModel: string; memGb: number; node: string };
   command: string;
   corpora: CorpusResult[];
+  fixture?: FixtureResult;
   skipped: string[];
 }
 
@@ -163,7 +165,7 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
   const { quality, latency: samples } = await evaluate(systems, prepared.queries);
 
   const lat: Record<string, LatencyReport> = {};
-  for (const [name, s] of Object.entries(samples)) lat[`${name} (in-process)`] = latency(s);
+  for (const [name, s] of Object.entries(samples)) lat[name === 'ripgrep' ? 'ripgrep (process per query)' : `${name} (in-process)`] = latency(s);
 
   // Conformance ("what implements X") lookups through the store's protocol_name index.
   const protos = [...new Set(chunks.flatMap((c) => c.conformances))].slice(0, 50);
@@ -186,6 +188,49 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
   for (const s of systems) await s.close?.();
   await engine.close();
   return { corpus, index, quality, latency: lat, notes };
+}
+
+/**
+ * Seed suite: the 14-language fixture's expected definitions (test/fixtures/polyglot), every system on the
+ * same copy. Reported as P@1 / P@3 / P@5 (the share of queries with the answer in the top k).
+ */
+async function benchFixture(): Promise<FixtureResult> {
+  const dir = join(CACHE_DIR, 'fixture-polyglot');
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(join(REPO, 'test', 'fixtures', 'polyglot'), dir, { recursive: true });
+  rmSync(join(dir, 'expected-definitions.json'));
+  const expected = JSON.parse(readFileSync(join(REPO, 'test', 'fixtures', 'polyglot', 'expected-definitions.json'), 'utf8')) as Array<{ query: string; path: string; symbol: string }>;
+  cliIndex(dir, ['--full']);
+  const engine = await Engine.open(dir);
+  const { store } = await ChunkStore.open(join(dir, '.quarry'));
+  const chunks: Chunk[] = [];
+  for await (const batch of store.allChunks()) chunks.push(...batch);
+  await store.close();
+  const queries: BenchQuery[] = [];
+  for (const e of expected) {
+    const c = chunks.find((x) => x.path === e.path && x.symbol === e.symbol);
+    if (!c) continue;
+    const text = readFileSync(join(dir, e.path), 'utf8');
+    queries.push({ set: 'identifier', text: e.query, language: c.language, split: 'test', target: { path: e.path, anchorLine: anchorLine(text, c.startLine, c.endLine, c.name), symbol: e.symbol } });
+  }
+  const systems: SearchSystem[] = [quarrySystem(engine)];
+  if (ripgrepAvailable()) systems.push(ripgrepSystem(dir));
+  systems.push(miniSearchSystem(chunks), await lanceFtsSystem(chunks, lanceDir(CACHE_DIR, 'fixture-polyglot')));
+  const out: FixtureResult = { queries: queries.length, systems: {} };
+  for (const sys of systems) {
+    const ranks: number[] = [];
+    for (const q of queries) ranks.push(firstRelevantRank(await sys.search(q.text, 10), q.target, 10));
+    const at = (k: number) => ranks.filter((r) => r > 0 && r <= k).length / (ranks.length || 1);
+    out.systems[sys.name] = { p1: at(1), p3: at(3), p5: at(5) };
+    await sys.close?.();
+  }
+  await engine.close();
+  return out;
+}
+
+export interface FixtureResult {
+  queries: number;
+  systems: Record<string, { p1: number; p3: number; p5: number }>;
 }
 
 function ensureTools(skipped: string[]): void {
@@ -225,6 +270,12 @@ async function main(): Promise<void> {
     } catch (e) {
       skipped.push(`${c.name}: ${(e as Error).message.split('\n')[0]}`);
     }
+  }
+  try {
+    log('seed suite: polyglot fixture definitions');
+    results.fixture = await benchFixture();
+  } catch (e) {
+    skipped.push(`polyglot fixture: ${(e as Error).message.split('\n')[0]}`);
   }
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   writeFileSync(join(__dirname, 'results', 'latest.json'), JSON.stringify(results, null, 2));

@@ -90,7 +90,7 @@ function firstSentence(doc: string): string {
   return (m ? m[1] : flat).replace(/[.!?]$/, '').trim();
 }
 
-function anchorLine(text: string, startLine: number, endLine: number, name: string): number {
+export function anchorLine(text: string, startLine: number, endLine: number, name: string): number {
   const lines = text.split('\n');
   const re = new RegExp(`(^|[^\\p{L}\\p{N}_$])${name.replace(/[$]/g, '\\$')}([^\\p{L}\\p{N}_$]|$)`, 'u');
   for (let l = startLine; l <= Math.min(endLine, lines.length); l++) if (re.test(lines[l - 1])) return l;

@@ -92,7 +92,7 @@ export async function lanceFtsSystem(chunks: readonly Chunk[], dir: string): Pro
     async search(query, k) {
       let rows: Array<Record<string, unknown>>;
       try {
-        rows = await table.query().fullTextSearch(query).select(['i']).limit(k).toArray();
+        rows = await table.query().fullTextSearch(query).select(['i', '_score']).limit(k).toArray();
       } catch {
         return [];
       }
