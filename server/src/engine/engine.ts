@@ -16,8 +16,8 @@ import { loadConfig } from './config/load';
 import { ChunkStore } from './store/chunkStore';
 import { LexicalIndex, LexicalIndexCorruptError } from './store/lexical/lexicalIndex';
 import { IndexOptions, IndexSummary, runIndex } from './indexer/indexer';
-import { acquireIndexLock, readLock, LockInfo } from './indexer/lock';
-import { lexicalDocForChunk } from './indexer/lexicalDoc';
+import { acquireIndexLock, IndexLockedError, readLock, LockInfo } from './indexer/lock';
+import { LEXICAL_ANALYZER, lexicalDocForChunk } from './indexer/lexicalDoc';
 import { parseQuery, lexicalTerms } from './ranking/query';
 import type { Candidate, SearchOptions } from './ranking/candidate';
 import { runStages } from './ranking/candidate';
@@ -89,6 +89,7 @@ export class Engine {
     if (!existsSync(ignoreFile)) writeFileSync(ignoreFile, '# Quarry index (a rebuildable cache)\n*\n');
 
     const problems: string[] = [];
+    let lexicalReset = false;
     let store: ChunkStore;
     try {
       const opened = await ChunkStore.open(quarryDir);
@@ -101,15 +102,17 @@ export class Engine {
     }
     let lexical: LexicalIndex;
     try {
-      lexical = LexicalIndex.open(join(quarryDir, 'lexical'));
+      lexical = LexicalIndex.open(join(quarryDir, 'lexical'), LEXICAL_ANALYZER);
     } catch (e) {
       if (!(e instanceof LexicalIndexCorruptError)) throw e;
       problems.push(`${e.message}; the lexical index will be rebuilt from the chunk store`);
       rmSync(join(quarryDir, 'lexical'), { recursive: true, force: true });
-      lexical = LexicalIndex.open(join(quarryDir, 'lexical'));
+      lexical = LexicalIndex.open(join(quarryDir, 'lexical'), LEXICAL_ANALYZER);
+      lexicalReset = true;
     }
     const engine = new Engine(root, quarryDir, config, store, lexical);
     engine.problems = problems;
+    if (lexicalReset) await engine.tryRepairLexical();
     return engine;
   }
 
@@ -131,6 +134,25 @@ export class Engine {
       writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
       this.problems = [];
       return summary;
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * After the lexical index was reset on open (damaged, or built by another tokenizer), rebuilds it from the
+   * chunk store at once so searches keep working — unless another process is indexing (it will repair it).
+   */
+  private async tryRepairLexical(): Promise<void> {
+    let release: (() => void) | undefined;
+    try {
+      release = acquireIndexLock(this.quarryDir);
+    } catch (e) {
+      if (e instanceof IndexLockedError) return;
+      throw e;
+    }
+    try {
+      if (await this.repairLexical()) this.problems = this.problems.map((p) => p.replace(/will be rebuilt from the chunk store$/, 'was rebuilt from the chunk store'));
     } finally {
       release();
     }

@@ -23,7 +23,7 @@ describe('lexical index (segments, deletions, persistence)', () => {
 
   it('scores exactly like the reference BM25 scorer on a single field', async () => {
     const texts = ['authenticate user token', 'user manager user', 'config loader', 'token refresh token token', 'parse config file'];
-    const ix = LexicalIndex.open(dir);
+    const ix = LexicalIndex.open(dir, 'test');
     ix.add(texts.map((t, i) => doc(`d${i}`, `f${i}.ts`, t)));
     await ix.commit();
     const ref = new Bm25Scorer(P, partTokens);
@@ -38,7 +38,7 @@ describe('lexical index (segments, deletions, persistence)', () => {
   });
 
   it('explains every score term by term', async () => {
-    const ix = LexicalIndex.open(dir);
+    const ix = LexicalIndex.open(dir, 'test');
     ix.add([doc('a', 'a.ts', 'alpha beta'), doc('b', 'b.ts', 'beta gamma')]);
     await ix.commit();
     const { hits } = ix.search(body(['alpha', 'beta']), 10, P);
@@ -52,7 +52,7 @@ describe('lexical index (segments, deletions, persistence)', () => {
   });
 
   it('replaces a path\'s documents and keeps statistics right across commits and reopen', async () => {
-    const ix = LexicalIndex.open(dir);
+    const ix = LexicalIndex.open(dir, 'test');
     ix.add([doc('a1', 'a.ts', 'alpha'), doc('a2', 'a.ts', 'alpha beta'), doc('b1', 'b.ts', 'beta')]);
     await ix.commit();
     assert.equal(ix.removePaths(['a.ts']), 2);
@@ -62,14 +62,14 @@ describe('lexical index (segments, deletions, persistence)', () => {
     assert.deepEqual(ix.idsForPath('a.ts'), ['a1']);
     assert.equal(ix.search(body(['alpha']), 10, P).hits.length, 0);
     assert.equal(ix.documentFrequency('body', 'beta'), 1);
-    const reopened = LexicalIndex.open(dir);
+    const reopened = LexicalIndex.open(dir, 'test');
     assert.equal(reopened.documentCount, 2);
     assert.deepEqual(reopened.search(body(['gamma']), 10, P).hits.map((h) => h.id), ['a1']);
     assert.equal(reopened.search(body(['alpha']), 10, P).hits.length, 0);
   });
 
   it('merges segments and sweeps obsolete files', async () => {
-    const ix = LexicalIndex.open(dir);
+    const ix = LexicalIndex.open(dir, 'test');
     for (let i = 0; i < 12; i++) {
       ix.add([doc(`d${i}`, `f${i}.ts`, `common unique${String.fromCharCode(97 + i)}`)]);
       await ix.commit();
@@ -79,12 +79,12 @@ describe('lexical index (segments, deletions, persistence)', () => {
     assert.equal(ix.documentFrequency('body', 'common'), 12);
     const segFiles = readdirSync(dir).filter((f) => f.endsWith('.qlx'));
     assert.equal(segFiles.length, ix.segmentCount);
-    const reopened = LexicalIndex.open(dir);
+    const reopened = LexicalIndex.open(dir, 'test');
     assert.equal(reopened.search(body(["uniqueh"]), 5, P).hits[0].id, 'd7');
   });
 
   it('merges small segments and leaves a large one alone (tiered merging)', async () => {
-    const ix = LexicalIndex.open(dir);
+    const ix = LexicalIndex.open(dir, 'test');
     ix.add(Array.from({ length: 50 }, (_, i) => doc(`big${i}`, `big${i}.ts`, 'bulk common')));
     await ix.commit();
     const bigSegment = readdirSync(dir).find((f) => f.endsWith('.qlx'))!;
@@ -100,11 +100,18 @@ describe('lexical index (segments, deletions, persistence)', () => {
     ix.removePaths(Array.from({ length: 40 }, (_, i) => `big${i}.ts`));
     await ix.commit();
     assert.ok(!readdirSync(dir).includes(bigSegment));
-    assert.equal(LexicalIndex.open(dir).documentCount, 30);
+    assert.equal(LexicalIndex.open(dir, 'test').documentCount, 30);
+  });
+
+  it('refuses an index built by another analyzer', async () => {
+    const ix = LexicalIndex.open(dir, 'test');
+    ix.add([doc('a', 'a.ts', 'alpha')]);
+    await ix.commit();
+    assert.throws(() => LexicalIndex.open(dir, 'other'), /built by tokenizer test/);
   });
 
   it('filters by path while searching', async () => {
-    const ix = LexicalIndex.open(dir);
+    const ix = LexicalIndex.open(dir, 'test');
     ix.add([doc('a', 'src/a.ts', 'needle'), doc('t', 'test/a.test.ts', 'needle')]);
     await ix.commit();
     const { hits } = ix.search(body(['needle']), 10, P, (p) => !p.startsWith('test/'));
@@ -112,18 +119,18 @@ describe('lexical index (segments, deletions, persistence)', () => {
   });
 
   it('detects a damaged segment and a damaged manifest', async () => {
-    const ix = LexicalIndex.open(dir);
+    const ix = LexicalIndex.open(dir, 'test');
     ix.add([doc('a', 'a.ts', 'alpha beta gamma')]);
     await ix.commit();
     const seg = readdirSync(dir).find((f) => f.endsWith('.qlx'))!;
     const bytes = readFileSync(join(dir, seg));
     bytes[bytes.length - 10] ^= 0xff;
     writeFileSync(join(dir, seg), bytes);
-    assert.throws(() => LexicalIndex.open(dir), LexicalIndexCorruptError);
+    assert.throws(() => LexicalIndex.open(dir, 'test'), LexicalIndexCorruptError);
     writeFileSync(join(dir, seg), bytes.subarray(0, 20));
-    assert.throws(() => LexicalIndex.open(dir), LexicalIndexCorruptError);
+    assert.throws(() => LexicalIndex.open(dir, 'test'), LexicalIndexCorruptError);
     writeFileSync(join(dir, 'manifest.json'), '{"version":1,"segm');
-    assert.throws(() => LexicalIndex.open(dir), LexicalIndexCorruptError);
+    assert.throws(() => LexicalIndex.open(dir, 'test'), LexicalIndexCorruptError);
   });
 
   it('round-trips a segment through its binary format', () => {

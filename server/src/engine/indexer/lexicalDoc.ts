@@ -10,6 +10,12 @@ import type { Chunk } from '../types';
 import type { LexicalDoc } from '../store/lexical/segment';
 import { identifierTokens, nameTokens, partTokens } from '../tokenize/codeTokenizer';
 
+/**
+ * Names the tokenization below. Change it whenever tokens or fields change: indexes built with another
+ * value are rebuilt from the chunk store instead of being searched with mismatched terms.
+ */
+export const LEXICAL_ANALYZER = 'fields5-exact-loose-v2';
+
 export function lexicalDocForChunk(chunk: Chunk): LexicalDoc {
   const names = [chunk.symbol, ...chunk.symbols].filter(Boolean).join(' ');
   const text = chunk.doc && !chunk.content.includes(chunk.doc.slice(0, 40)) ? `${chunk.doc}\n${chunk.content}` : chunk.content;

@@ -2,7 +2,7 @@
  * Query understanding (the part the lexical engine needs today): the query's form decides which
  * field-weight profile ranks it, and its tokens become per-field query terms.
  */
-import { exactNameToken, identifierParts, identifierTokens, isIdentifierLike, partTokens, words } from '../tokenize/codeTokenizer';
+import { exactNameToken, identifierParts, identifierTokens, isIdentifierLike, looseNameToken, partTokens, words } from '../tokenize/codeTokenizer';
 import type { FieldWeights } from '../config/schema';
 import type { QueryTerm } from '../store/lexical/lexicalIndex';
 import { INTENT_TYPES } from '../api/results';
@@ -50,21 +50,26 @@ export function parseQuery(raw: string, intent?: string | null): ParsedQuery {
 export function lexicalTerms(q: ParsedQuery, weights: { identifier: FieldWeights; natural: FieldWeights }): QueryTerm[] {
   const w = weights[q.form];
   const terms: QueryTerm[] = [];
-  const push = (field: QueryTerm['field'], tokens: string[]) => {
-    for (const token of tokens) terms.push({ field, token, weight: w[field] });
+  const push = (field: QueryTerm['field'], tokens: string[], factor = 1) => {
+    for (const token of tokens) terms.push({ field, token, weight: w[field] * factor });
+  };
+  // A name as written counts fully; the same name in another convention (parse_config for parseConfig) half.
+  const names = (list: string[]) => {
+    for (const field of ['name', 'symbols'] as const) {
+      push(field, list.map(exactNameToken));
+      push(field, list.map(looseNameToken), 0.5);
+    }
   };
   if (q.form === 'identifier') {
     // The whole name (and for `A.b`, also `b` and `A`), never its parts.
     const segments = q.text.split(/\.|::|#/).filter(Boolean);
-    const exact = segments.map((s) => exactNameToken(s));
-    if (segments.length > 1) exact.push(exactNameToken(q.text));
-    push('name', exact);
-    push('symbols', exact);
+    names(segments.length > 1 ? [...segments, q.text] : segments);
   } else {
-    // Parts of every word, plus the exact name of words that look like identifiers (`parseConfig`).
-    const named = words(q.text).flatMap((word) => (identifierParts(word).length > 1 ? [...identifierParts(word), exactNameToken(word)] : identifierParts(word)));
-    push('name', named);
-    push('symbols', named);
+    // Parts of every word, plus the whole name of words that look like identifiers (`parseConfig`).
+    const parts = words(q.text).flatMap((word) => identifierParts(word));
+    push('name', parts);
+    push('symbols', parts);
+    names(words(q.text).filter((word) => identifierParts(word).length > 1));
   }
   push('ident', identifierTokens(q.text));
   push('body', partTokens(q.text));

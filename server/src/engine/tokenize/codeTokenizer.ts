@@ -71,41 +71,52 @@ export function wholeTokens(text: string): string[] {
 }
 
 /**
- * The comparison form of a whole identifier: lower-cased, underscores and `$` removed, so `parse_config`,
- * `parseConfig` and `ParseConfig` are the same name. Dotted qualified names keep their dots.
+ * The cross-convention form of a whole identifier: lower-cased, underscores and `$` removed, so `parse_config`,
+ * `parseConfig` and `ParseConfig` compare equal.
  */
 export function normalizeIdentifier(word: string): string {
   const n = word.toLowerCase().replace(/[_$]/g, '');
   return n || word.toLowerCase();
 }
 
-/** Normalized whole identifiers of a text (length ≥ 2), for exact-name fields. */
+/** Whole identifiers of a text, lower-cased as written (length ≥ 2), for the identifier field. */
 export function identifierTokens(text: string): string[] {
   const out: string[] = [];
-  for (const w of words(text)) if (w.length >= 2) out.push(normalizeIdentifier(w));
+  for (const w of words(text)) if (w.length >= 2) out.push(w.toLowerCase());
   return out;
 }
 
-/** Prefix that marks an exact, complete name in the name fields (`=parseconfig`), unlike its parts. */
+/** Prefix of the exact-name token: the complete name, lower-cased, underscores kept (`=_unquote`). */
 export const EXACT_NAME = '=';
+/** Prefix of the convention-blind name token (`~parseconfig` for parse_config and parseConfig). */
+export const LOOSE_NAME = '~';
+
+function qualifiedSegments(name: string): string[] {
+  return name.split(/\.|::|#/).filter(Boolean);
+}
 
 /** The exact-name token of an identifier or qualified name (`Order.total` → `=order.total`). */
 export function exactNameToken(name: string): string {
-  return EXACT_NAME + name.split(/\.|::|#/).filter(Boolean).map(normalizeIdentifier).join('.');
+  return EXACT_NAME + qualifiedSegments(name).map((s) => s.toLowerCase()).join('.');
+}
+
+/** The convention-blind token of an identifier or qualified name (`parse_config` → `~parseconfig`). */
+export function looseNameToken(name: string): string {
+  return LOOSE_NAME + qualifiedSegments(name).map(normalizeIdentifier).join('.');
 }
 
 /**
- * Name-field tokens of a name or list of names: the parts of each (for natural-language queries), plus one
- * exact-name token per complete name (`=validatetoken`), plus each qualified name whole (`=order.total`), so
- * an identifier query can require the whole name rather than a part of it.
+ * Name-field tokens of a name or list of names: the parts of each (for natural-language queries), plus an
+ * exact and a convention-blind token per complete name, plus both for each qualified name (`=order.total`),
+ * so an identifier query can require the whole name rather than a part of it, and prefer it as written.
  */
 export function nameTokens(text: string): string[] {
   const out: string[] = [];
   for (const w of words(text)) {
     out.push(...identifierParts(w));
-    out.push(EXACT_NAME + normalizeIdentifier(w));
+    out.push(exactNameToken(w), looseNameToken(w));
   }
-  for (const q of text.match(/[\p{L}\p{N}_$]+(?:(?:\.|::)[\p{L}\p{N}_$]+)+/gu) ?? []) out.push(exactNameToken(q));
+  for (const q of text.match(/[\p{L}\p{N}_$]+(?:(?:\.|::)[\p{L}\p{N}_$]+)+/gu) ?? []) out.push(exactNameToken(q), looseNameToken(q));
   return out;
 }
 

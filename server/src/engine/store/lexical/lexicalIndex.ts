@@ -22,6 +22,8 @@ const MAX_DELETED_RATIO = 0.3;
 
 interface Manifest {
   version: 1;
+  /** Which tokenization produced the terms; an index built by another one is rebuilt. */
+  analyzer: string;
   generation: number;
   segments: Array<{ name: string; deleted: number[] }>;
 }
@@ -73,12 +75,19 @@ export class LexicalIndex {
   private liveDocs = 0;
   private lenSums = new Float64Array(FIELDS.length);
 
-  private constructor(private readonly dir: string) {}
+  private constructor(
+    private readonly dir: string,
+    private readonly analyzer: string,
+  ) {}
 
   /** Opens (or creates) the index in `dir`. Throws LexicalIndexCorruptError when files are damaged. */
-  static open(dir: string): LexicalIndex {
+  /**
+   * Opens (or creates) the index in `dir`. `analyzer` names the tokenization of the documents (see
+   * indexer/lexicalDoc.ts); an index written by another analyzer is reported as LexicalIndexCorruptError.
+   */
+  static open(dir: string, analyzer: string): LexicalIndex {
     mkdirSync(dir, { recursive: true });
-    const index = new LexicalIndex(dir);
+    const index = new LexicalIndex(dir, analyzer);
     // A writer in another process may replace the manifest and sweep old segments between our reading the
     // manifest and reading a segment: re-read the manifest a few times before calling the index damaged.
     for (let attempt = 0; ; attempt++) {
@@ -93,7 +102,7 @@ export class LexicalIndex {
 
   private load(): void {
     const manifestPath = join(this.dir, MANIFEST);
-    let manifest: Manifest = { version: 1, generation: 0, segments: [] };
+    let manifest: Manifest = { version: 1, analyzer: this.analyzer, generation: 0, segments: [] };
     if (existsSync(manifestPath)) {
       try {
         manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
@@ -101,6 +110,9 @@ export class LexicalIndex {
         throw new LexicalIndexCorruptError(`lexical index manifest unreadable: ${(e as Error).message}`);
       }
       if (manifest.version !== 1 || !Array.isArray(manifest.segments)) throw new LexicalIndexCorruptError('lexical index manifest has an unknown version');
+      if (manifest.analyzer !== this.analyzer) {
+        throw new LexicalIndexCorruptError(`lexical index was built by tokenizer ${manifest.analyzer ?? 'unknown'}, this version uses ${this.analyzer}`);
+      }
     }
     const segments: Segment[] = [];
     for (const entry of manifest.segments) {
@@ -223,6 +235,7 @@ export class LexicalIndex {
     }
     const manifest: Manifest = {
       version: 1,
+      analyzer: this.analyzer,
       generation,
       segments: kept.map((s) => ({ name: s.name, deleted: deletedOrdinals(s) })),
     };
