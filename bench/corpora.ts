@@ -116,6 +116,12 @@ export const CORPORA: CorpusSpec[] = [
     fetch: npmPackage('lodash-es', '4.17.21', '.'),
   },
   {
+    name: 'rust-stdlib',
+    licence: 'MIT OR Apache-2.0',
+    quick: false,
+    fetch: debianPackage('rust-src', 'usr/lib/rustlib/src/rust/library'),
+  },
+  {
     name: 'go-stdlib',
     licence: 'BSD-3-Clause',
     quick: false,

@@ -64,6 +64,14 @@ export function renderBenchmarks(r: BenchResults, previous: string): string {
   }
   out.push('');
 
+  if (r.growth?.length) {
+    out.push('### Growth: nested subsets of all corpora (same 200 mixed queries at every size)', '', '| target chunks | files | chunks | cold index | peak RSS | index on disk | p50 ms | p95 ms | p99 ms |', '|---|---|---|---|---|---|---|---|---|');
+    for (const g of r.growth) {
+      out.push(`| ${f0(g.targetChunks)} | ${f0(g.files)} | ${f0(g.chunks)} | ${f1(g.coldMs / 1000)} s | ${g.peakRssMb == null ? '–' : f0(g.peakRssMb) + ' MB'} | ${f1(g.diskMb)} MB | ${f1(g.query.p50)} | ${f1(g.query.p95)} | ${f1(g.query.p99)} |`);
+    }
+    out.push('');
+  }
+
   out.push('### Cost by index size', '', '| corpus | chunks | cold index s | quarry p50 ms | quarry p95 ms |', '|---|---|---|---|---|');
   for (const c of [...r.corpora].sort((a, b) => a.index.chunks - b.index.chunks)) {
     const l = c.latency['quarry-bm25 (in-process)'];

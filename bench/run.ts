@@ -15,6 +15,7 @@ import { anchorLine, BenchQuery, prepareSets } from './sets';
 
 import { lanceDir, lanceFtsSystem, miniSearchSystem, quarrySystem, ripgrepAvailable, ripgrepSystem, SearchSystem } from './systems';
 import { renderBenchmarks } from './report';
+import { GrowthPoint, growthCurve, growthSources } from './growth';
 
 const REPO = join(__dirname, '..');
 const CLI = join(REPO, 'dist', 'cli.js');
@@ -44,6 +45,7 @@ export interface BenchResults {
   command: string;
   corpora: CorpusResult[];
   fixture?: FixtureResult;
+  growth?: GrowthPoint[];
   skipped: string[];
 }
 
@@ -123,6 +125,7 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
   const stripped = join(CACHE_DIR, 'corpora', corpus.name, 'stripped');
   log(`${corpus.name}: building query sets`);
   const prepared = await prepareSets(corpus.dir, stripped, quick ? 150 : 1000);
+  queryTexts.set(corpus.name, prepared.queries.map((q) => q.text));
 
   log(`${corpus.name}: cold index`);
   const cold = cliIndex(stripped, ['--full']);
@@ -233,6 +236,16 @@ export interface FixtureResult {
   systems: Record<string, { p1: number; p3: number; p5: number }>;
 }
 
+const queryTexts = new Map<string, string[]>();
+
+/** Mixed identifier and docstring query texts collected while benchmarking each corpus. */
+function sampleQueryTexts(corpora: string[], n: number): string[] {
+  const all = corpora.flatMap((c) => queryTexts.get(c) ?? []);
+  const out: string[] = [];
+  for (let i = 0; out.length < n && all.length; i++) out.push(all[(i * 7919) % all.length]);
+  return out;
+}
+
 function ensureTools(skipped: string[]): void {
   if (!existsSync(CLI)) execFileSync('npm', ['run', 'build'], { cwd: REPO, stdio: 'inherit' });
   if (!ripgrepAvailable()) {
@@ -270,6 +283,18 @@ async function main(): Promise<void> {
     } catch (e) {
       skipped.push(`${c.name}: ${(e as Error).message.split('\n')[0]}`);
     }
+  }
+  try {
+    const targets = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
+    log(`growth curve at ${targets.join(', ')} chunks`);
+    const strippedOf = (name: string) => join(CACHE_DIR, 'corpora', name, 'stripped');
+    const texts = sampleQueryTexts(results.corpora.map((c) => c.corpus.name), 200);
+    results.growth = await growthCurve(growthSources(results.corpora, strippedOf), targets, texts, join(CACHE_DIR, 'growth'), (dir) => {
+      const r = cliIndex(dir, ['--full']);
+      return { chunks: r.summary.totalChunks, files: r.summary.totalFiles, coldMs: r.summary.durationMs, peakRssMb: r.peakRssMb, diskMb: dirSizeMb(join(dir, '.quarry')) };
+    });
+  } catch (e) {
+    skipped.push(`growth curve: ${(e as Error).message.split('\n')[0]}`);
   }
   try {
     log('seed suite: polyglot fixture definitions');
