@@ -1,0 +1,63 @@
+/**
+ * The embedding and reranking provider contracts. Providers know nothing of the store or the index:
+ * they turn texts into vectors (or scores) and report their health.
+ */
+
+export type CircuitState = 'closed' | 'open' | 'half_open';
+
+export interface ProviderHealth {
+  status: 'up' | 'down';
+  /** Circuit breaker state (seed 002 FR-008a); local providers are always 'closed'. */
+  circuit: CircuitState;
+  /** Latency of the last successful call, ms. */
+  lastLatencyMs: number | null;
+  requests: number;
+  errors: number;
+  lastError?: string;
+}
+
+export interface EmbeddingProvider {
+  /**
+   * Stable model id stored with every vector (`local-use:use-lite-512`, `onnx:<dir name>@<sha>`,
+   * `voyage:voyage-code-3`): a different id means every vector must be recomputed.
+   */
+  readonly id: string;
+  readonly dims: number;
+  /** Longest input (in the provider's own tokens) it reads; longer texts are truncated by the provider. */
+  readonly maxInputTokens: number;
+  /** 'remote' providers are subject to the failure contract (timeouts, retries, breaker). */
+  readonly kind: 'local' | 'remote';
+  /** Vectors for documents, L2-normalised, in input order. */
+  embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /** Vector for a query (some models embed queries differently), L2-normalised. */
+  embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array>;
+  health(): ProviderHealth;
+  close(): Promise<void>;
+}
+
+export interface RerankResult {
+  /** Index into the documents passed in. */
+  index: number;
+  score: number;
+}
+
+export interface Reranker {
+  readonly id: string;
+  readonly kind: 'local' | 'remote';
+  /** Scores for the documents, best first, at most topK. */
+  rerank(query: string, documents: string[], topK: number, signal?: AbortSignal): Promise<RerankResult[]>;
+  health(): ProviderHealth;
+  close(): Promise<void>;
+}
+
+/** Raised when a provider cannot serve (unreachable, breaker open, bad credentials); names cause and fix. */
+export class ProviderUnavailableError extends Error {
+  constructor(
+    readonly provider: string,
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = 'ProviderUnavailableError';
+  }
+}
