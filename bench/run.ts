@@ -304,9 +304,10 @@ async function main(): Promise<void> {
   }
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   writeFileSync(join(__dirname, 'results', 'latest.json'), JSON.stringify(results, null, 2));
+  writeFileSync(join(__dirname, 'results', `${results.mode}.json`), JSON.stringify(results, null, 2));
   const mdPath = join(REPO, 'BENCHMARKS.md');
   writeFileSync(mdPath, renderBenchmarks(results, existsSync(mdPath) ? readFileSync(mdPath, 'utf8') : ''));
-  log(`wrote bench/results/latest.json and BENCHMARKS.md`);
+  log(`wrote bench/results/${results.mode}.json, bench/results/latest.json and BENCHMARKS.md`);
 }
 
 main().catch((e) => {

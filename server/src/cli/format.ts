@@ -1,6 +1,6 @@
 /** Renders engine results for people (table, markdown) and machines (json). */
 import type { FindCodeResponseSummary } from '../engine/api/results';
-import type { IndexSummary } from '../engine/indexer/indexer';
+import type { EngineIndexSummary } from '../engine/engine';
 import type { IndexStatus } from '../engine/engine';
 
 export type OutputFormat = 'table' | 'json' | 'markdown';
@@ -56,7 +56,7 @@ function table(rec: Record<string, number>): string {
   return entries.map(([k, v]) => `  ${k.padEnd(28)} ${String(v).padStart(7)}`).join('\n');
 }
 
-export function formatIndexSummary(s: IndexSummary): string {
+export function formatIndexSummary(s: EngineIndexSummary): string {
   const out: string[] = [];
   out.push(`Indexed ${s.root} in ${(s.durationMs / 1000).toFixed(1)}s`);
   out.push(
@@ -75,6 +75,11 @@ export function formatIndexSummary(s: IndexSummary): string {
     out.push('', `Errors (${s.errors.length}):`);
     for (const e of s.errors.slice(0, 20)) out.push(`  ${e.path}: ${e.operation} failed: ${e.message}`);
     if (s.errors.length > 20) out.push(`  … and ${s.errors.length - 20} more`);
+  }
+  if (s.embedding) {
+    const e = s.embedding;
+    out.push('', `Embeddings (${e.model}): ${e.embedded} embedded in ${(e.durationMs / 1000).toFixed(1)}s, ${e.cached} already cached` + (e.missing - e.embedded > 0 ? `, ${e.missing - e.embedded} left` : ''));
+    if (e.stoppedBy) out.push(`  stopped: ${e.stoppedBy}. The code stays searchable with BM25; the next \`quarry index\` continues embedding.`);
   }
   if (s.filesDiscovered === 0) out.push('', 'No files matched the known extensions. Add custom extensions in .quarry/config.yml (discovery.extraExtensions).');
   return out.join('\n');

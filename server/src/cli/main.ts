@@ -14,6 +14,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import { stringify as toYaml } from 'yaml';
 import { Engine } from '../engine/engine';
 import type { IndexProgress } from '../engine/indexer/indexer';
+import type { EmbedProgress } from '../engine/indexer/embedder';
 import { IndexLockedError } from '../engine/indexer/lock';
 import { ConfigError, loadConfig } from '../engine/config/load';
 import { QueryError } from '../engine/ranking/query';
@@ -36,15 +37,22 @@ function outputFormat(value: string): OutputFormat {
   return v as OutputFormat;
 }
 
+interface Reporter {
+  update: (p: IndexProgress) => void;
+  embed: (p: EmbedProgress) => void;
+  stop: () => void;
+}
+
 /** A progress bar on a terminal (stderr); periodic plain lines otherwise. */
-function progressReporter(quiet: boolean): { update: (p: IndexProgress) => void; stop: () => void } {
-  if (quiet) return { update: () => undefined, stop: () => undefined };
+function progressReporter(quiet: boolean): Reporter {
+  if (quiet) return { update: () => undefined, embed: () => undefined, stop: () => undefined };
   if (process.stderr.isTTY) {
     const bar = new SingleBar(
       { format: 'Indexing |{bar}| {value}/{total} files · {chunks} chunks · {file}', hideCursor: true, clearOnComplete: true, stream: process.stderr },
       Presets.shades_classic,
     );
     let started = false;
+    let embedBar: SingleBar | undefined;
     return {
       update(p) {
         if (p.phase === 'discovering') return;
@@ -54,19 +62,40 @@ function progressReporter(quiet: boolean): { update: (p: IndexProgress) => void;
         }
         bar.update(p.filesProcessed, { chunks: p.chunksCreated, file: (p.currentFile ?? p.phase).slice(-50) });
       },
+      embed(p) {
+        if (started) {
+          bar.stop();
+          started = false;
+        }
+        if (!embedBar) {
+          embedBar = new SingleBar(
+            { format: 'Embedding |{bar}| {value}/{total} chunks · {model}', hideCursor: true, clearOnComplete: true, stream: process.stderr },
+            Presets.shades_classic,
+          );
+          embedBar.start(p.total, 0, { model: p.model });
+        }
+        embedBar.update(p.done);
+      },
       stop() {
         if (started) bar.stop();
+        embedBar?.stop();
       },
     };
   }
   let last = 0;
+  const every5s = (line: () => string) => {
+    const now = Date.now();
+    if (now - last > 5000) {
+      last = now;
+      process.stderr.write(line());
+    }
+  };
   return {
     update(p) {
-      const now = Date.now();
-      if (p.phase === 'indexing' && now - last > 5000) {
-        last = now;
-        process.stderr.write(`indexing: ${p.filesProcessed}/${p.filesToProcess} files, ${p.chunksCreated} chunks\n`);
-      }
+      if (p.phase === 'indexing') every5s(() => `indexing: ${p.filesProcessed}/${p.filesToProcess} files, ${p.chunksCreated} chunks\n`);
+    },
+    embed(p) {
+      every5s(() => `embedding: ${p.done}/${p.total} chunks (${p.model})\n`);
     },
     stop: () => undefined,
   };
@@ -98,9 +127,10 @@ function buildProgram(): Command {
     .description('index the project (incremental: only new, changed and deleted files are processed)')
     .addOption(projectOption())
     .option('--full', 'drop the existing index and rebuild from scratch')
+    .option('--lexical-only', 'skip the embedding (dense) phase in this run')
     .option('-q, --quiet', 'no progress output')
     .option('--json', 'print the summary as JSON')
-    .action(async (opts: { project: string; full?: boolean; quiet?: boolean; json?: boolean }) => {
+    .action(async (opts: { project: string; full?: boolean; lexicalOnly?: boolean; quiet?: boolean; json?: boolean }) => {
       await withEngine(opts.project, async (engine) => {
         const progress = progressReporter(Boolean(opts.quiet || opts.json));
         const abort = new AbortController();
@@ -108,7 +138,13 @@ function buildProgram(): Command {
         process.once('SIGINT', onSignal);
         process.once('SIGTERM', onSignal);
         try {
-          const summary = await engine.index({ full: opts.full, onProgress: progress.update, signal: abort.signal });
+          const summary = await engine.index({
+            full: opts.full,
+            lexicalOnly: opts.lexicalOnly,
+            onProgress: progress.update,
+            onEmbedProgress: progress.embed,
+            signal: abort.signal,
+          });
           progress.stop();
           process.stdout.write((opts.json ? JSON.stringify(summary, null, 2) : formatIndexSummary(summary)) + '\n');
           if (abort.signal.aborted) {

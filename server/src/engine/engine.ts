@@ -18,7 +18,11 @@ import { LexicalIndex, LexicalIndexCorruptError } from './store/lexical/lexicalI
 import { IndexOptions, IndexSummary, runIndex } from './indexer/indexer';
 import { acquireIndexLock, IndexLockedError, readLock, LockInfo } from './indexer/lock';
 import { LEXICAL_ANALYZER, lexicalDocForChunk } from './indexer/lexicalDoc';
-import { parseQuery, lexicalTerms } from './ranking/query';
+import { parseQuery } from './ranking/query';
+import { retrieve, DenseChannel } from './retrieval/hybrid';
+import type { EmbeddingProvider } from './embedding/types';
+import { backfillEmbeddings, EmbedProgress, EmbedSummary } from './indexer/embedder';
+import { chunkView } from './embedding/views';
 import type { Candidate, SearchOptions } from './ranking/candidate';
 import { runStages } from './ranking/candidate';
 import { defaultStages } from './ranking/pipeline';
@@ -29,6 +33,21 @@ import { languageForPath } from './languages';
 export interface EngineOpenOptions {
   /** Use this configuration instead of loading `.quarry/config.yml`. */
   config?: QuarryConfig;
+  /**
+   * The embedding provider of the dense channel; null for BM25 only. (The default provider chosen from the
+   * configuration is wired in by the doors through embedding/registry.ts.)
+   */
+  embedding?: EmbeddingProvider | null;
+}
+
+export interface EngineIndexOptions extends IndexOptions {
+  /** Skip the dense phase (embeddings) in this run. */
+  lexicalOnly?: boolean;
+  onEmbedProgress?: (p: EmbedProgress) => void;
+}
+
+export interface EngineIndexSummary extends IndexSummary {
+  embedding?: EmbedSummary;
 }
 
 export interface IndexStatus {
@@ -52,6 +71,8 @@ interface EngineState {
   lastIndexed: string;
   lastDurationMs: number;
   generation: number;
+  /** Dense coverage after the last dense phase, per model id. */
+  embeddings?: Record<string, { distinct: number; remaining: number; at: string }>;
 }
 
 export class EngineError extends Error {
@@ -63,6 +84,7 @@ export class EngineError extends Error {
 
 export class Engine {
   private problems: string[] = [];
+  private embedding: EmbeddingProvider | null = null;
 
   private constructor(
     readonly root: string,
@@ -112,6 +134,7 @@ export class Engine {
     }
     const engine = new Engine(root, quarryDir, config, store, lexical);
     engine.problems = problems;
+    engine.embedding = options.embedding ?? null;
     if (lexicalReset) await engine.tryRepairLexical();
     return engine;
   }
@@ -125,18 +148,54 @@ export class Engine {
    * Indexes the workspace (incremental unless `full`). Takes the workspace lock: a second indexer gets
    * IndexLockedError. Also repairs a lexical index that disagrees with the chunk store.
    */
-  async index(options: IndexOptions = {}): Promise<IndexSummary> {
+  async index(options: EngineIndexOptions = {}): Promise<EngineIndexSummary> {
     const release = acquireIndexLock(this.quarryDir);
     try {
       await this.repairLexical();
-      const summary = await runIndex({ root: this.root, config: this.config, store: this.store, lexical: this.lexical }, options);
-      const state: EngineState = { lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0 };
+      const summary: EngineIndexSummary = await runIndex({ root: this.root, config: this.config, store: this.store, lexical: this.lexical }, options);
+      const previous = this.readState();
+      const state: EngineState = { ...previous, lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0 };
       writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
+      // Dense phase: the lexical index is already committed and searchable.
+      if (this.embedding && !options.lexicalOnly && !options.signal?.aborted) {
+        const provider = this.embedding;
+        summary.embedding = await backfillEmbeddings(this.store, provider, (c) => chunkView(c, provider), {
+          signal: options.signal,
+          onProgress: options.onEmbedProgress,
+        });
+        const e = summary.embedding;
+        state.embeddings = {
+          ...state.embeddings,
+          [provider.id]: { distinct: e.cached + e.missing, remaining: e.missing - e.embedded, at: new Date().toISOString() },
+        };
+        writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
+      }
       this.problems = [];
       return summary;
     } finally {
       release();
     }
+  }
+
+  private readState(): EngineState | undefined {
+    try {
+      return JSON.parse(readFileSync(join(this.quarryDir, 'state.json'), 'utf8')) as EngineState;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The dense channel for searches, when a provider is set and vectors exist for its model. */
+  private async denseChannel(warnings: string[]): Promise<DenseChannel | undefined> {
+    const provider = this.embedding;
+    if (!provider || this.config.retrieval.fusion === 'lexical') return undefined;
+    const cov = this.readState()?.embeddings?.[provider.id];
+    if (!cov) {
+      warnings.push(`Semantic search is not available yet: nothing is embedded with ${provider.id}. Run \`quarry index\` to embed the code.`);
+      return undefined;
+    }
+    const vectors = await this.store.vectors(provider.id, provider.dims);
+    return { provider, vectors, coverage: cov.distinct ? 1 - cov.remaining / cov.distinct : 1 };
   }
 
   /**
@@ -193,13 +252,16 @@ export class Engine {
       }
       return true;
     };
-    const fetchCount = Math.max(options.limit * 3, 50);
-    const { hits, matched } = this.lexical.search(lexicalTerms(parsed, this.config.bm25.fieldWeights), fetchCount, this.config.bm25, accept);
-    const chunks = await this.store.getChunks(hits.map((h) => h.id));
-    const byId = new Map(chunks.map((c) => [c.id, c]));
-    let candidates: Candidate[] = hits
-      .filter((h) => byId.has(h.id))
-      .map((h) => ({ id: h.id, path: h.path, chunk: byId.get(h.id), score: h.score, bm25: { score: h.score, matches: h.matches }, explanation: [] }));
+    const dense = await this.denseChannel(warnings);
+    const retrieved = await retrieve(
+      { lexical: this.lexical, store: this.store, dense, bm25: this.config.bm25, retrieval: this.config.retrieval },
+      parsed,
+      options.limit,
+      accept,
+    );
+    warnings.push(...retrieved.warnings);
+    const matched = retrieved.matched;
+    let candidates = retrieved.candidates;
     candidates = runStages(defaultStages(), { query: parsed, options }, candidates);
     candidates.sort((a, b) => b.score - a.score);
     const top = candidates.slice(0, options.limit);
@@ -222,7 +284,7 @@ export class Engine {
       total_results: matches.length,
       token_count: matches.reduce((n, m) => n + m.content.token_count, 0),
       execution_time_ms: Math.round((performance.now() - started) * 100) / 100,
-      search_strategy: ['SPARSE_ONLY'],
+      search_strategy: retrieved.strategy,
       languages_found: languages,
       warnings,
       suggestions,
@@ -275,6 +337,7 @@ export class Engine {
 }
 
 function matchTypeOf(c: Candidate): CodeMatchType {
+  if (!c.bm25 && c.dense) return 'SEMANTIC';
   const fields = new Set(c.bm25?.matches.map((m) => m.field));
   if (fields.has('name') || fields.has('symbols')) return 'SYNTACTIC';
   if (fields.size === 1 && fields.has('path')) return 'FILE_PATTERN';

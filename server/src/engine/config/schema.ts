@@ -75,11 +75,36 @@ export const Bm25ConfigSchema = z
   })
   .strict();
 
+const StagedWeightsSchema = z
+  .object({ bm25: z.number().min(0).max(1), semantic: z.number().min(0).max(1), activation: z.number().min(0).max(1) })
+  .strict()
+  .refine((w) => Math.abs(w.bm25 + w.semantic + w.activation - 1) < 1e-6, { message: 'bm25 + semantic + activation must sum to 1.0' });
+
+export const RetrievalConfigSchema = z
+  .object({
+    /**
+     * How the BM25 and dense channels combine: reciprocal-rank fusion, seed 003's staged retrieval, a weighted
+     * sum of min-max normalised scores, or BM25 only. The default is the best on the benchmark (BENCHMARKS.md).
+     */
+    fusion: z.enum(['rrf', 'staged', 'weighted', 'lexical']).default('rrf'),
+    /** Stage 1 / lexical candidate count (seed 003 stage1_top_k). */
+    stage1TopK: z.number().int().min(1).max(10_000).default(100),
+    /** Dense neighbours fetched per query. */
+    denseTopK: z.number().int().min(1).max(10_000).default(100),
+    rrfK: z.number().min(1).default(60),
+    /** Stage-2 weights of the staged mode (seed 003 tri-hybrid). */
+    stagedWeights: StagedWeightsSchema.default({ bm25: 0.3, semantic: 0.4, activation: 0.3 }),
+    /** Per-channel weights for rrf / weighted fusion; a weak dense channel gets less (or 0 = BM25 only). */
+    channelWeights: z.object({ lexical: z.number().min(0), dense: z.number().min(0) }).strict().default({ lexical: 1, dense: 1 }),
+  })
+  .strict();
+
 export const QuarryConfigSchema = z
   .object({
     discovery: DiscoveryConfigSchema.default(DiscoveryConfigSchema.parse({})),
     chunking: ChunkingConfigSchema.default(ChunkingConfigSchema.parse({})),
     bm25: Bm25ConfigSchema.default(Bm25ConfigSchema.parse({})),
+    retrieval: RetrievalConfigSchema.default(RetrievalConfigSchema.parse({})),
   })
   .strict();
 
@@ -87,6 +112,7 @@ export type QuarryConfig = z.infer<typeof QuarryConfigSchema>;
 export type DiscoveryConfig = z.infer<typeof DiscoveryConfigSchema>;
 export type ChunkingConfig = z.infer<typeof ChunkingConfigSchema>;
 export type Bm25Config = z.infer<typeof Bm25ConfigSchema>;
+export type RetrievalConfig = z.infer<typeof RetrievalConfigSchema>;
 export type FieldWeights = z.infer<typeof FieldWeightsSchema>;
 
 export function defaultConfig(): QuarryConfig {

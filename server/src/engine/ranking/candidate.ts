@@ -14,6 +14,8 @@ export interface Candidate {
   chunk?: Chunk;
   score: number;
   bm25?: { score: number; matches: TermMatch[] };
+  /** Dense channel: cosine similarity and rank among the dense neighbours (0 when scored outside the kNN). */
+  dense?: { similarity: number; rank: number };
   explanation: string[];
 }
 

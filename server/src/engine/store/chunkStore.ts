@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import type { Chunk, ChunkKind, ChunkSource, SemanticClass } from '../types';
 import { WriteQueue } from './writeQueue';
 import { tally } from '../counts';
+import { VectorStore } from './vectorStore';
 
 /** Bump when the table layout changes: an index with another version is rebuilt (it is a cache). */
 export const STORE_SCHEMA_VERSION = 1;
@@ -78,6 +79,7 @@ function batches<T>(items: readonly T[], size: number): T[][] {
 
 export class ChunkStore {
   private readonly queue = new WriteQueue();
+  private readonly vectorStores = new Map<string, Promise<VectorStore>>();
 
   private constructor(
     readonly dir: string,
@@ -251,6 +253,45 @@ export class ChunkStore {
     return { byKind, byLanguage };
   }
 
+  /** The vector table (and embedding cache) of one embedding model. */
+  vectors(modelId: string, dims: number): Promise<VectorStore> {
+    const key = `${modelId}#${dims}`;
+    let vs = this.vectorStores.get(key);
+    if (!vs) {
+      vs = VectorStore.open(this.db, this.queue, modelId, dims);
+      vs.catch(() => this.vectorStores.delete(key));
+      this.vectorStores.set(key, vs);
+    }
+    return vs;
+  }
+
+  /** (content hash, path) of every chunk whose hash is not in `known` (distinct hashes). */
+  async missingHashes(known: ReadonlySet<string>): Promise<Array<{ contentHash: string; path: string }>> {
+    const out: Array<{ contentHash: string; path: string }> = [];
+    const seen = new Set<string>();
+    for await (const rb of this.chunks.query().select(['content_hash', 'path']).limit(Number.MAX_SAFE_INTEGER)) {
+      const hashes = rb.getChild('content_hash');
+      const paths = rb.getChild('path');
+      for (let i = 0; i < rb.numRows; i++) {
+        const h = String(hashes?.get(i));
+        if (known.has(h) || seen.has(h)) continue;
+        seen.add(h);
+        out.push({ contentHash: h, path: String(paths?.get(i)) });
+      }
+    }
+    return out;
+  }
+
+  /** Chunks with these content hashes (several chunks may share one). */
+  async chunksByHashes(hashes: readonly string[]): Promise<Chunk[]> {
+    const out: Chunk[] = [];
+    for (const group of batches(hashes, 200)) {
+      const rows = await this.chunks.query().where(`content_hash IN ${sqlList(group)}`).limit(Number.MAX_SAFE_INTEGER).toArray();
+      for (const r of rows) out.push(rowToChunk(r));
+    }
+    return out;
+  }
+
   /** Columns with a scalar index, per table (status and tests). */
   async scalarIndexes(): Promise<Record<'chunks' | 'conformances' | 'files', string[]>> {
     const cols = async (t: lancedb.Table) => (await t.listIndices()).flatMap((ix) => ix.columns);
@@ -271,6 +312,7 @@ export class ChunkStore {
       };
       await ensure(this.chunks, 'id');
       await ensure(this.chunks, 'path');
+      await ensure(this.chunks, 'content_hash');
       await ensure(this.conformances, 'protocol_name');
       await ensure(this.files, 'path');
       const olderThan = new Date(Date.now() - 60_000);
@@ -289,6 +331,7 @@ export class ChunkStore {
 
   async close(): Promise<void> {
     await this.queue.idle();
+    for (const vs of this.vectorStores.values()) (await vs.catch(() => undefined))?.close();
     this.chunks.close();
     this.conformances.close();
     this.files.close();

@@ -1,0 +1,186 @@
+/**
+ * Retrieval: runs the channels (BM25 always; dense when a provider and vectors exist), fuses them by the
+ * configured mode, and hydrates candidates for the ranking stages. Honest about degraded modes: when the
+ * dense channel cannot serve, the search runs on BM25 alone and says so (seed 002 FR-021a).
+ */
+import type { Chunk } from '../types';
+import type { ChunkStore } from '../store/chunkStore';
+import type { LexicalHit, LexicalIndex } from '../store/lexical/lexicalIndex';
+import type { VectorStore } from '../store/vectorStore';
+import type { EmbeddingProvider } from '../embedding/types';
+import type { Bm25Config, RetrievalConfig, FieldWeights } from '../config/schema';
+import type { Candidate } from '../ranking/candidate';
+import type { ParsedQuery } from '../ranking/query';
+import { lexicalTerms } from '../ranking/query';
+import type { SearchStrategy } from '../api/results';
+import { rrf, stageTwo, weightedSum } from './fusion';
+
+export interface DenseChannel {
+  provider: EmbeddingProvider;
+  vectors: VectorStore;
+  /** Share of the index's distinct contents that have a vector (0..1). */
+  coverage: number;
+}
+
+export interface RetrievalContext {
+  lexical: LexicalIndex;
+  store: ChunkStore;
+  dense?: DenseChannel;
+  bm25: Bm25Config & { fieldWeights: { identifier: FieldWeights; natural: FieldWeights } };
+  retrieval: RetrievalConfig;
+}
+
+export interface RetrievalResult {
+  candidates: Candidate[];
+  /** Chunks that matched any channel before truncation. */
+  matched: number;
+  strategy: SearchStrategy[];
+  warnings: string[];
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: number, accept: (path: string) => boolean): Promise<RetrievalResult> {
+  const cfg = ctx.retrieval;
+  const warnings: string[] = [];
+  const k1 = Math.max(limit * 3, cfg.stage1TopK);
+  const { hits, matched } = ctx.lexical.search(lexicalTerms(q, ctx.bm25.fieldWeights), k1, ctx.bm25, accept);
+
+  // Dense channel (query embedding + kNN), unless fusion is off.
+  let qvec: Float32Array | undefined;
+  let denseHits: Array<{ chunk: Chunk; similarity: number }> = [];
+  let denseUsable = false;
+  if (ctx.dense && cfg.fusion !== 'lexical') {
+    try {
+      qvec = await ctx.dense.provider.embedQuery(q.text);
+      const near = await ctx.dense.vectors.nearest(qvec, cfg.denseTopK);
+      const sim = new Map(near.map((h) => [h.contentHash, h.similarity]));
+      const chunks = await ctx.store.chunksByHashes(near.map((h) => h.contentHash));
+      denseHits = chunks
+        .filter((c) => accept(c.path))
+        .map((c) => ({ chunk: c, similarity: sim.get(c.contentHash) ?? 0 }))
+        .sort((a, b) => b.similarity - a.similarity || (a.chunk.id < b.chunk.id ? -1 : 1));
+      denseUsable = true;
+      if (ctx.dense.coverage < 0.999) {
+        warnings.push(`Semantic search covers ${Math.floor(ctx.dense.coverage * 100)}% of the code so far (embedding in progress or interrupted; \`quarry index\` continues it).`);
+      }
+    } catch (e) {
+      warnings.push(`Dense embedding service unavailable (${ctx.dense.provider.id}: ${(e as Error).message}); using sparse (BM25) search only. Results may have reduced semantic accuracy.`);
+    }
+  }
+
+  const byId = new Map<string, Chunk>();
+  for (const d of denseHits) byId.set(d.chunk.id, d.chunk);
+  const lexicalCandidates = (list: LexicalHit[]): Candidate[] =>
+    list.map((h) => ({ id: h.id, path: h.path, score: h.score, bm25: { score: h.score, matches: h.matches }, explanation: [] }));
+
+  let candidates: Candidate[];
+  let strategy: SearchStrategy[];
+  const exactIdentifier = q.form === 'identifier' && hits.some((h) => h.matches.some((m) => (m.field === 'name' || m.field === 'symbols') && m.token.startsWith('=')));
+  if (!denseUsable || !qvec) {
+    candidates = lexicalCandidates(hits);
+    strategy = ['SPARSE_ONLY'];
+  } else if (!hits.length) {
+    // Zero keyword matches: semantic fallback (seed 003 FR-2, UT-HYBRID-05).
+    warnings.push('No keyword matches: showing semantic matches only.');
+    candidates = denseHits.map((d, i) => ({
+      id: d.chunk.id, path: d.chunk.path, score: d.similarity, dense: { similarity: d.similarity, rank: i + 1 },
+      explanation: [`dense ${round(d.similarity)} (rank ${i + 1}; no keyword matched)`],
+    }));
+    strategy = ['DENSE_ONLY'];
+  } else if (exactIdentifier) {
+    // A bare identifier that names a definition keeps BM25's order: fuzzy neighbours never outrank it.
+    candidates = lexicalCandidates(hits);
+    for (const c of candidates) c.explanation.push('fusion: identifier query with an exact name match keeps the BM25 order');
+    strategy = ['SPARSE_ONLY'];
+  } else {
+    candidates = cfg.fusion === 'staged' ? await staged(ctx, cfg, hits, denseHits, qvec) : fuse(cfg, hits, denseHits, lexicalCandidates);
+    strategy = ['HYBRID_SEARCH'];
+  }
+
+  const need = candidates.filter((c) => !byId.has(c.id)).map((c) => c.id);
+  for (const c of await ctx.store.getChunks(need)) byId.set(c.id, c);
+  candidates = candidates.filter((c) => byId.has(c.id));
+  for (const c of candidates) c.chunk = byId.get(c.id);
+  const matchedAll = new Set([...hits.map((h) => h.id), ...denseHits.map((d) => d.chunk.id)]).size;
+  return { candidates, matched: Math.max(matched, matchedAll), strategy, warnings };
+}
+
+function fuse(
+  cfg: RetrievalConfig,
+  hits: LexicalHit[],
+  denseHits: Array<{ chunk: Chunk; similarity: number }>,
+  lexicalCandidates: (l: LexicalHit[]) => Candidate[],
+): Candidate[] {
+  const lex = lexicalCandidates(hits);
+  const byId = new Map(lex.map((c) => [c.id, c]));
+  denseHits.forEach((d, i) => {
+    let c = byId.get(d.chunk.id);
+    if (!c) byId.set(d.chunk.id, (c = { id: d.chunk.id, path: d.chunk.path, score: 0, explanation: [] }));
+    c.dense = { similarity: d.similarity, rank: i + 1 };
+  });
+  const w = cfg.channelWeights;
+  let scores: Map<string, number>;
+  if (cfg.fusion === 'rrf') {
+    scores = rrf([
+      { channel: 'bm25', ids: hits.map((h) => h.id), weight: w.lexical },
+      { channel: 'dense', ids: denseHits.map((d) => d.chunk.id), weight: w.dense },
+    ], cfg.rrfK);
+  } else {
+    scores = weightedSum([
+      { channel: 'bm25', scores: new Map(hits.map((h) => [h.id, h.score])), weight: w.lexical },
+      { channel: 'dense', scores: new Map(denseHits.map((d) => [d.chunk.id, d.similarity])), weight: w.dense },
+    ]);
+  }
+  const lexRank = new Map(hits.map((h, i) => [h.id, i + 1]));
+  const out = [...byId.values()];
+  for (const c of out) {
+    c.score = scores.get(c.id) ?? 0;
+    const parts = [
+      c.bm25 ? `bm25 rank ${lexRank.get(c.id)}` : 'no keyword match',
+      c.dense ? `dense ${round(c.dense.similarity)} rank ${c.dense.rank}` : 'not among dense neighbours',
+    ];
+    c.explanation.push(`fusion ${cfg.fusion} ${round(c.score * (cfg.fusion === 'rrf' ? 1000 : 1))}${cfg.fusion === 'rrf' ? '‰' : ''} (${parts.join(', ')}; weights bm25 ${w.lexical}, dense ${w.dense})`);
+  }
+  return out.sort((a, b) => b.score - a.score);
+}
+
+/**
+ * Seed 003 staged retrieval: BM25 top-K, then semantic (+ activation) min-max within those candidates.
+ * Vectors of stage-1 candidates that the kNN did not return are fetched and scored here.
+ */
+async function staged(
+  ctx: RetrievalContext,
+  cfg: RetrievalConfig,
+  hits: LexicalHit[],
+  denseHits: Array<{ chunk: Chunk; similarity: number }>,
+  qvec: Float32Array,
+): Promise<Candidate[]> {
+  const stage1 = hits.slice(0, cfg.stage1TopK);
+  const chunks = await ctx.store.getChunks(stage1.map((h) => h.id));
+  const hashOf = new Map(chunks.map((c) => [c.id, c.contentHash]));
+  const sims = new Map(denseHits.map((d) => [d.chunk.contentHash, d.similarity]));
+  const needed = [...new Set(chunks.map((c) => c.contentHash).filter((h) => !sims.has(h)))];
+  for (const [h, v] of await ctx.dense!.vectors.vectorsOf(needed)) sims.set(h, cosine(qvec, v));
+  const scored = stageTwo(
+    stage1.map((h) => ({ id: h.id, bm25: h.score, semantic: sims.get(hashOf.get(h.id) ?? '') })),
+    cfg.stagedWeights,
+  );
+  const byId = new Map(stage1.map((h) => [h.id, h]));
+  return scored.map((s) => {
+    const h = byId.get(s.id)!;
+    return {
+      id: s.id, path: h.path, score: s.final, bm25: { score: h.score, matches: h.matches },
+      dense: { similarity: s.semantic, rank: 0 },
+      explanation: [
+        `staged ${round(s.final)} = ${cfg.stagedWeights.bm25}·bm25 ${round(s.bm25Norm)} + ${cfg.stagedWeights.semantic}·semantic ${round(s.semanticNorm)} (cos ${round(s.semantic)}) + ${cfg.stagedWeights.activation}·activation ${round(s.activationNorm)} (normalised within ${scored.length} BM25 candidates)`,
+      ],
+    };
+  });
+}

@@ -1,0 +1,155 @@
+/**
+ * Dense vectors in LanceDB, one table per embedding model (`vectors_<model key>`), keyed by the chunk's
+ * content hash. Keyed by content rather than by chunk, the table doubles as the embedding cache: renames,
+ * branch switches and re-indexes find their vectors already there and never re-embed unchanged code; a
+ * model change writes a new table (the old one stays as a cache for switching back).
+ *
+ * Part of the store: the only other module that imports LanceDB. Writes go through the store's queue.
+ */
+import * as lancedb from '@lancedb/lancedb';
+import { Field, FixedSizeList, Float32, Schema, Utf8 } from 'apache-arrow';
+import { createHash } from 'node:crypto';
+import type { WriteQueue } from './writeQueue';
+
+/** Rows above which an ANN index (IVF_FLAT) is built; below it a flat scan is fast enough. */
+const ANN_MIN_ROWS = 20_000;
+
+export interface DenseHit {
+  contentHash: string;
+  /** Cosine similarity in [-1, 1] (vectors are L2-normalised). */
+  similarity: number;
+}
+
+export function modelTableName(modelId: string): string {
+  const slug = modelId.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '').slice(0, 40);
+  return `vectors_${slug}_${createHash('sha1').update(modelId).digest('hex').slice(0, 8)}`;
+}
+
+function sqlString(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+export class VectorStore {
+  private hashes?: Set<string>;
+
+  private constructor(
+    readonly modelId: string,
+    readonly dims: number,
+    private readonly table: lancedb.Table,
+    private readonly queue: WriteQueue,
+  ) {}
+
+  static async open(db: lancedb.Connection, queue: WriteQueue, modelId: string, dims: number): Promise<VectorStore> {
+    const name = modelTableName(modelId);
+    const names = new Set(await db.tableNames());
+    let table: lancedb.Table;
+    if (names.has(name)) {
+      table = await db.openTable(name);
+      const field = (await table.schema()).fields.find((f) => f.name === 'vector');
+      const width = (field?.type as FixedSizeList | undefined)?.listSize;
+      if (width !== dims) {
+        // Same id, different width: the provider changed under the same name. Start over.
+        table.close();
+        await db.dropTable(name);
+        table = await db.createEmptyTable(name, schemaFor(dims), { existOk: true });
+      }
+    } else {
+      table = await db.createEmptyTable(name, schemaFor(dims), { existOk: true });
+    }
+    return new VectorStore(modelId, dims, table, queue);
+  }
+
+  /** Content hashes that already have a vector for this model. */
+  async knownHashes(): Promise<Set<string>> {
+    if (!this.hashes) {
+      const set = new Set<string>();
+      for await (const rb of this.table.query().select(['content_hash']).limit(Number.MAX_SAFE_INTEGER)) {
+        const col = rb.getChild('content_hash');
+        for (let i = 0; i < rb.numRows; i++) set.add(String(col?.get(i)));
+      }
+      this.hashes = set;
+    }
+    return this.hashes;
+  }
+
+  async count(): Promise<number> {
+    return this.table.countRows();
+  }
+
+  /** Adds vectors (skips hashes already present, so concurrent backfills cannot duplicate rows). */
+  async add(rows: ReadonlyArray<{ contentHash: string; vector: Float32Array }>): Promise<number> {
+    if (!rows.length) return 0;
+    return this.queue.run(async () => {
+      const known = await this.knownHashes();
+      const fresh = rows.filter((r) => !known.has(r.contentHash));
+      const seen = new Set<string>();
+      const unique = fresh.filter((r) => (seen.has(r.contentHash) ? false : (seen.add(r.contentHash), true)));
+      if (!unique.length) return 0;
+      for (const r of unique) {
+        if (r.vector.length !== this.dims) throw new Error(`vector of ${r.vector.length} dims for model ${this.modelId} (${this.dims} expected)`);
+      }
+      await this.table.add(unique.map((r) => ({ content_hash: r.contentHash, vector: Array.from(r.vector) })));
+      for (const r of unique) known.add(r.contentHash);
+      return unique.length;
+    });
+  }
+
+  /** Nearest neighbours by cosine similarity (over-fetch: several chunks may share a hash, some may be gone). */
+  async nearest(query: Float32Array, k: number): Promise<DenseHit[]> {
+    if (query.length !== this.dims) throw new Error(`query vector of ${query.length} dims for model ${this.modelId} (${this.dims} expected)`);
+    const rows = await this.table
+      .vectorSearch(Array.from(query))
+      .distanceType('cosine')
+      .select(['content_hash'])
+      .limit(k)
+      .toArray();
+    return rows.map((r) => ({ contentHash: String(r.content_hash), similarity: 1 - Number(r._distance) }));
+  }
+
+  /** Vectors of specific hashes (for scoring lexical candidates the dense search did not return). */
+  async vectorsOf(hashes: readonly string[]): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    for (let i = 0; i < hashes.length; i += 200) {
+      const group = hashes.slice(i, i + 200);
+      const rows = await this.table.query().where(`content_hash IN (${group.map(sqlString).join(', ')})`).limit(group.length * 2).toArray();
+      for (const r of rows) {
+        const v = r.vector as { toArray?: () => ArrayLike<number> } | ArrayLike<number>;
+        const arr = 'toArray' in v && typeof v.toArray === 'function' ? v.toArray() : (v as ArrayLike<number>);
+        out.set(String(r.content_hash), Float32Array.from(arr));
+      }
+    }
+    return out;
+  }
+
+  /** Builds the scalar index on content_hash and, for large tables, an ANN index; compacts old versions. */
+  async maintain(): Promise<void> {
+    await this.queue.run(async () => {
+      const rows = await this.table.countRows();
+      if (!rows) return;
+      const indices = await this.table.listIndices();
+      if (!indices.some((ix) => ix.columns.includes('content_hash'))) await this.table.createIndex('content_hash', { config: lancedb.Index.btree() });
+      if (rows >= ANN_MIN_ROWS && !indices.some((ix) => ix.columns.includes('vector'))) {
+        await this.table.createIndex('vector', { config: lancedb.Index.ivfFlat({ distanceType: 'cosine' }) });
+      }
+      for (let attempt = 0; attempt < 3; attempt++) {
+        try {
+          await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+          break;
+        } catch (e) {
+          if (!/commit conflict/i.test(String(e)) || attempt === 2) throw e;
+        }
+      }
+    });
+  }
+
+  close(): void {
+    this.table.close();
+  }
+}
+
+function schemaFor(dims: number): Schema {
+  return new Schema([
+    new Field('content_hash', new Utf8(), false),
+    new Field('vector', new FixedSizeList(dims, new Field('item', new Float32(), true)), false),
+  ]);
+}
