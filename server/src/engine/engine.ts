@@ -22,7 +22,7 @@ import { parseQuery } from './ranking/query';
 import { retrieve, DenseChannel } from './retrieval/hybrid';
 import type { EmbeddingProvider } from './embedding/types';
 import { backfillEmbeddings, EmbedProgress, EmbedSummary } from './indexer/embedder';
-import { chunkView } from './embedding/views';
+import { chunkView } from './embedding/viewFor';
 import type { Candidate, SearchOptions } from './ranking/candidate';
 import { runStages } from './ranking/candidate';
 import { defaultStages } from './ranking/pipeline';
