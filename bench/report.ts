@@ -59,7 +59,15 @@ export function renderBenchmarks(r: BenchResults, previous: string): string {
     const i = c.index;
     out.push(`| ${c.corpus.name} | ${f0(i.files)} | ${f0(i.chunks)} | ${f1(i.coldMs / 1000)} s | ${f0(i.filesPerSec)} | ${f0(i.chunksPerSec)} | ${i.peakRssMb == null ? '–' : f0(i.peakRssMb) + ' MB'} | ${f0(i.reindex1Ms)} ms | ${i.reindex100Ms == null ? '–' : f0(i.reindex100Ms) + ' ms'} | ${f1(i.diskMb)} MB |`);
   }
-  out.push('', 'Lexical only: there is no embedding phase yet (issue 4).', '');
+  out.push('');
+  const emb = r.corpora.flatMap((c) => Object.entries(c.embedding ?? {}).map(([model, e]) => ({ corpus: c.corpus.name, model, e })));
+  if (emb.length) {
+    out.push('### Dense phase (embedding)', '', '| corpus | model | vectors | embedded this run | dense phase | raw throughput (64 chunks) | query embedding p50 |', '|---|---|---|---|---|---|---|');
+    for (const { corpus, model, e } of emb) {
+      out.push(`| ${corpus} | ${model} | ${f0(e.vectors)} | ${f0(e.embedded)} | ${f1(e.phaseMs / 1000)} s | ${f1(e.perSecond)} chunks/s | ${f1(e.queryEmbedP50Ms)} ms |`);
+    }
+    out.push('', 'Vectors are cached by content hash: a re-run embeds only what changed, so "embedded this run" can be 0.', '');
+  }
 
   out.push('### Query latency (ms; identifier and docstring queries mixed, warm)', '', '| corpus | path | n | p50 | p95 | p99 | mean |', '|---|---|---|---|---|---|---|');
   for (const c of r.corpora) {

@@ -13,7 +13,11 @@ import { CACHE_DIR, CorpusInfo, prepareCorpora } from './corpora';
 import { firstRelevantRank, latency, LatencyReport, QualityReport, summarize } from './metrics';
 import { anchorLine, BenchQuery, prepareSets } from './sets';
 
-import { lanceDir, lanceFtsSystem, miniSearchSystem, quarrySystem, ripgrepAvailable, ripgrepSystem, SearchSystem } from './systems';
+import { denseOnlySystem, lanceDir, lanceFtsSystem, miniSearchSystem, quarrySystem, ripgrepAvailable, ripgrepSystem, SearchSystem } from './systems';
+import { createEmbeddingProvider } from '../server/src/engine/embedding/registry';
+import type { EmbeddingProvider } from '../server/src/engine/embedding/types';
+import { defaultConfig } from '../server/src/engine/config/schema';
+import { chunkView } from '../server/src/engine/embedding/viewFor';
 import { renderBenchmarks } from './report';
 import { GrowthPoint, growthCurve, growthSources } from './growth';
 
@@ -34,6 +38,8 @@ export interface CorpusResult {
     diskMb: number;
   };
   quality: Record<string, Record<string, QualityReport & { byLanguage: Record<string, QualityReport> }>>;
+  /** Dense phase per embedder: vectors written, time, and raw throughput on a fixed sample. */
+  embedding?: Record<string, { vectors: number; embedded: number; phaseMs: number; sampleTexts: number; sampleMs: number; perSecond: number; queryEmbedP50Ms: number }>;
   latency: Record<string, LatencyReport>;
   notes: string[];
 }
@@ -162,6 +168,20 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
   systems.push(miniSearchSystem(chunks));
   systems.push(await lanceFtsSystem(chunks, lanceDir(CACHE_DIR, corpus.name)));
 
+  const opened: Engine[] = [];
+  let embedding: CorpusResult['embedding'];
+  if (denseFor(corpus, index.chunks, quick)) {
+    const provider = await createEmbeddingProvider({ provider: 'local-use' });
+    if (provider) {
+      const e = await denseSystems(stripped, provider, chunks, store);
+      systems.push(...e.systems);
+      opened.push(...e.engines);
+      embedding = { [provider.id]: e.stats };
+    }
+  } else {
+    notes.push(`dense configurations skipped (${index.chunks} chunks; USE-lite embeds about 20 chunks/s on this machine, see the embedding table)`);
+  }
+
   log(`${corpus.name}: ${prepared.queries.length} queries × ${systems.length} systems`);
   // Warm-up, so the first measured query does not pay for lazy loading.
   for (const s of systems) await s.search('warm up query', 10);
@@ -189,8 +209,9 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
   lat['quarry (CLI process per query)'] = latency(cliTimes);
 
   for (const s of systems) await s.close?.();
+  for (const e of opened) await e.close();
   await engine.close();
-  return { corpus, index, quality, latency: lat, notes };
+  return { corpus, index, quality, latency: lat, notes, embedding };
 }
 
 /**
@@ -244,6 +265,58 @@ function sampleQueryTexts(corpora: string[], n: number): string[] {
   const out: string[] = [];
   for (let i = 0; out.length < n && all.length; i++) out.push(all[(i * 7919) % all.length]);
   return out;
+}
+
+/** Dense configurations run where embedding the whole corpus with USE-lite stays affordable. */
+function denseFor(corpus: CorpusInfo, chunks: number, quick: boolean): boolean {
+  if (process.env.QUARRY_BENCH_NO_DENSE) return false;
+  return chunks <= (quick ? 1_500 : 10_000);
+}
+
+/**
+ * Embeds the corpus with `provider` (the engine's own dense phase; vectors are cached by content, so a re-run
+ * pays only for changes) and returns the dense-only and hybrid configurations as systems.
+ */
+async function denseSystems(dir: string, provider: EmbeddingProvider, chunks: Chunk[], store: ChunkStore) {
+  const sample = chunks.slice(0, 64).map((c) => chunkView(c, provider));
+  const t0 = performance.now();
+  await provider.embedDocuments(sample);
+  const sampleMs = performance.now() - t0;
+  const indexer = await Engine.open(dir, { embedding: provider });
+  const p0 = performance.now();
+  const summary = await indexer.index();
+  const phaseMs = performance.now() - p0;
+  await indexer.close();
+  const qTimes: number[] = [];
+  for (const c of chunks.slice(0, 30)) {
+    const t = performance.now();
+    await provider.embedQuery(c.name || c.path);
+    qTimes.push(performance.now() - t);
+  }
+  const engines: Engine[] = [];
+  const systems: SearchSystem[] = [];
+  const vectors = await store.vectors(provider.id, provider.dims);
+  systems.push(denseOnlySystem('dense-only (USE-lite)', provider, vectors, store));
+  for (const fusion of ['rrf', 'staged', 'weighted'] as const) {
+    const config = defaultConfig();
+    config.retrieval.fusion = fusion;
+    const e = await Engine.open(dir, { config, embedding: provider });
+    engines.push(e);
+    systems.push(quarrySystem(e, `quarry-hybrid-${fusion} (USE-lite)`));
+  }
+  return {
+    systems,
+    engines,
+    stats: {
+      vectors: await vectors.count(),
+      phaseMs,
+      sampleTexts: sample.length,
+      sampleMs,
+      perSecond: sample.length / (sampleMs / 1000),
+      queryEmbedP50Ms: latency(qTimes).p50,
+      embedded: summary.embedding?.embedded ?? 0,
+    },
+  };
 }
 
 function ensureTools(skipped: string[]): void {

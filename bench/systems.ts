@@ -11,6 +11,9 @@ import MiniSearch from 'minisearch';
 import * as lancedb from '@lancedb/lancedb';
 import { Engine } from '../server/src/engine/engine';
 import type { Chunk } from '../server/src/engine/types';
+import type { EmbeddingProvider } from '../server/src/engine/embedding/types';
+import type { VectorStore } from '../server/src/engine/store/vectorStore';
+import type { ChunkStore } from '../server/src/engine/store/chunkStore';
 import type { Hit } from './metrics';
 
 export interface SearchSystem {
@@ -28,6 +31,26 @@ export function quarrySystem(engine: Engine, name = 'quarry-bm25'): SearchSystem
     async search(query, k) {
       const res = await engine.search(query, { limit: k, includeTests: true });
       return res.matches.map((m) => ({ path: m.file.path, startLine: m.span[0], endLine: m.span[1] }));
+    },
+  };
+}
+
+/**
+ * Dense-only search with the same embedder, the way a Continue-style tool does it: embed the query, take the
+ * nearest chunk vectors, no keyword channel.
+ */
+export function denseOnlySystem(name: string, provider: EmbeddingProvider, vectors: VectorStore, store: ChunkStore): SearchSystem {
+  return {
+    name,
+    sets: ['identifier', 'docstring'],
+    async search(query, k) {
+      const near = await vectors.nearest(await provider.embedQuery(query), k * 3);
+      const chunks = await store.chunksByHashes(near.map((h) => h.contentHash));
+      const rank = new Map(near.map((h, i) => [h.contentHash, i]));
+      return chunks
+        .sort((a, b) => (rank.get(a.contentHash) ?? 0) - (rank.get(b.contentHash) ?? 0))
+        .slice(0, k)
+        .map((c) => ({ path: c.path, startLine: c.startLine, endLine: c.endLine }));
     },
   };
 }

@@ -20,7 +20,9 @@ import { acquireIndexLock, IndexLockedError, readLock, LockInfo } from './indexe
 import { LEXICAL_ANALYZER, lexicalDocForChunk } from './indexer/lexicalDoc';
 import { parseQuery } from './ranking/query';
 import { retrieve, DenseChannel } from './retrieval/hybrid';
-import type { EmbeddingProvider } from './embedding/types';
+import type { EmbeddingProvider, Reranker } from './embedding/types';
+import { createEmbeddingProvider, createReranker } from './embedding/registry';
+import { rerankCandidates } from './retrieval/rerank';
 import { backfillEmbeddings, EmbedProgress, EmbedSummary } from './indexer/embedder';
 import { chunkView } from './embedding/viewFor';
 import type { Candidate, SearchOptions } from './ranking/candidate';
@@ -34,10 +36,12 @@ export interface EngineOpenOptions {
   /** Use this configuration instead of loading `.quarry/config.yml`. */
   config?: QuarryConfig;
   /**
-   * The embedding provider of the dense channel; null for BM25 only. (The default provider chosen from the
-   * configuration is wired in by the doors through embedding/registry.ts.)
+   * The embedding provider of the dense channel; null for BM25 only; undefined = from the configuration
+   * (`embedding.provider`, `auto` by default — see embedding/registry.ts).
    */
   embedding?: EmbeddingProvider | null;
+  /** The reranker; null for none; undefined = from the configuration (`rerank.provider`). */
+  reranker?: Reranker | null;
 }
 
 export interface EngineIndexOptions extends IndexOptions {
@@ -85,6 +89,7 @@ export class EngineError extends Error {
 export class Engine {
   private problems: string[] = [];
   private embedding: EmbeddingProvider | null = null;
+  private reranker: Reranker | null = null;
 
   private constructor(
     readonly root: string,
@@ -134,7 +139,8 @@ export class Engine {
     }
     const engine = new Engine(root, quarryDir, config, store, lexical);
     engine.problems = problems;
-    engine.embedding = options.embedding ?? null;
+    engine.embedding = options.embedding !== undefined ? options.embedding : await fromConfig('embedding provider', problems, () => createEmbeddingProvider(config.embedding, { workspaceDir: root }));
+    engine.reranker = options.reranker !== undefined ? options.reranker : await fromConfig('reranker', problems, () => createReranker(config.rerank, { workspaceDir: root }));
     if (lexicalReset) await engine.tryRepairLexical();
     return engine;
   }
@@ -264,6 +270,14 @@ export class Engine {
     let candidates = retrieved.candidates;
     candidates = runStages(defaultStages(), { query: parsed, options }, candidates);
     candidates.sort((a, b) => b.score - a.score);
+    const strategy = [...retrieved.strategy];
+    // Identifier queries keep their exact-name order; descriptions go through the reranker when there is one.
+    if (this.reranker && parsed.form === 'natural' && candidates.length > 1) {
+      const r = await rerankCandidates(this.reranker, parsed.text, candidates, this.config.rerank.candidates);
+      candidates = r.candidates;
+      if (r.applied) strategy.push('SEMANTIC_RERANK');
+      if (r.warning) warnings.push(r.warning);
+    }
     const top = candidates.slice(0, options.limit);
     const best = top[0]?.score ?? 0;
     const matches: CodeMatch[] = top.map((c) => toCodeMatch(c, best));
@@ -284,7 +298,7 @@ export class Engine {
       total_results: matches.length,
       token_count: matches.reduce((n, m) => n + m.content.token_count, 0),
       execution_time_ms: Math.round((performance.now() - started) * 100) / 100,
-      search_strategy: retrieved.strategy,
+      search_strategy: strategy,
       languages_found: languages,
       warnings,
       suggestions,
@@ -333,6 +347,18 @@ export class Engine {
 
   async close(): Promise<void> {
     await this.store.close();
+    await this.embedding?.close();
+    await this.reranker?.close();
+  }
+}
+
+/** Builds a provider from the configuration; a failure becomes a reported problem and BM25-only search. */
+async function fromConfig<T>(what: string, problems: string[], make: () => Promise<T | null>): Promise<T | null> {
+  try {
+    return await make();
+  } catch (e) {
+    problems.push(`${what} unavailable (${(e as Error).message}); searching with BM25 only`);
+    return null;
   }
 }
 

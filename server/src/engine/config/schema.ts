@@ -3,6 +3,7 @@
  * settings all map onto it; defaults come from the seeds.
  */
 import { z } from 'zod';
+import { EmbeddingConfigSchema, RerankConfigSchema } from '../embedding/config';
 
 export const DiscoveryConfigSchema = z
   .object({
@@ -86,7 +87,7 @@ export const RetrievalConfigSchema = z
      * How the BM25 and dense channels combine: reciprocal-rank fusion, seed 003's staged retrieval, a weighted
      * sum of min-max normalised scores, or BM25 only. The default is the best on the benchmark (BENCHMARKS.md).
      */
-    fusion: z.enum(['rrf', 'staged', 'weighted', 'lexical']).default('rrf'),
+    fusion: z.enum(['rrf', 'staged', 'weighted', 'lexical']).default('weighted'),
     /** Stage 1 / lexical candidate count (seed 003 stage1_top_k). */
     stage1TopK: z.number().int().min(1).max(10_000).default(100),
     /** Dense neighbours fetched per query. */
@@ -94,8 +95,14 @@ export const RetrievalConfigSchema = z
     rrfK: z.number().min(1).default(60),
     /** Stage-2 weights of the staged mode (seed 003 tri-hybrid). */
     stagedWeights: StagedWeightsSchema.default({ bm25: 0.3, semantic: 0.4, activation: 0.3 }),
-    /** Per-channel weights for rrf / weighted fusion; a weak dense channel gets less (or 0 = BM25 only). */
-    channelWeights: z.object({ lexical: z.number().min(0), dense: z.number().min(0) }).strict().default({ lexical: 1, dense: 1 }),
+    /**
+     * Per-channel weights for rrf / weighted fusion; a weak dense channel gets less (0 = BM25 only). `auto` weighs the
+     * dense channel by its measured quality: 0.3 for USE-lite (the best setting on the benchmark), 1 otherwise.
+     */
+    channelWeights: z
+      .object({ lexical: z.number().min(0), dense: z.union([z.number().min(0), z.literal('auto')]) })
+      .strict()
+      .default({ lexical: 1, dense: 'auto' }),
   })
   .strict();
 
@@ -105,6 +112,8 @@ export const QuarryConfigSchema = z
     chunking: ChunkingConfigSchema.default(ChunkingConfigSchema.parse({})),
     bm25: Bm25ConfigSchema.default(Bm25ConfigSchema.parse({})),
     retrieval: RetrievalConfigSchema.default(RetrievalConfigSchema.parse({})),
+    embedding: EmbeddingConfigSchema.default(EmbeddingConfigSchema.parse({})),
+    rerank: RerankConfigSchema.default(RerankConfigSchema.parse({})),
   })
   .strict();
 

@@ -4,7 +4,7 @@
  *   const choice = chooseEmbeddingProvider(cfg.embedding, { workspaceDir, extensionDir });  // no side effects
  *   const provider = await createEmbeddingProvider(cfg.embedding, { workspaceDir, extensionDir }); // or null
  *
- * `auto` goes through `autoOrder` (default voyage → onnx → local-use) and takes the first that is available:
+ * `auto` goes through `autoOrder` (default voyage → onnx) and takes the first that is available:
  * voyage when an API key is configured or in VOYAGE_API_KEY; onnx when a model directory is configured or found at
  * a conventional location (<workspace>/.quarry/models/<name>, <extension>/models/<name>,
  * ~/.cache/quarry/models/<name>); local-use always (it ships in node_modules).
@@ -48,7 +48,12 @@ export interface ProviderChoice<N extends string> {
   modelPath?: string;
 }
 
-export const DEFAULT_AUTO_ORDER: EmbeddingProviderName[] = ['voyage', 'onnx', 'local-use'];
+/**
+ * USE-lite is not in the default order: it embeds about 20 chunks/s on a laptop core (hours for a large
+ * repository) and, measured on the benchmark's docstring → code sets, does not beat BM25 enough to pay for
+ * that (BENCHMARKS.md, "Dense phase"). It stays available as `embedding.provider: local-use`.
+ */
+export const DEFAULT_AUTO_ORDER: EmbeddingProviderName[] = ['voyage', 'onnx'];
 
 /** A configured directory, else the first conventional location holding a usable model. */
 export function findLocalModel(modelPath: string | undefined, name: string, opts: RegistryOptions): string | undefined {

@@ -100,7 +100,7 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
     for (const c of candidates) c.explanation.push('fusion: identifier query with an exact name match keeps the BM25 order');
     strategy = ['SPARSE_ONLY'];
   } else {
-    candidates = cfg.fusion === 'staged' ? await staged(ctx, cfg, hits, denseHits, qvec) : fuse(cfg, hits, denseHits, lexicalCandidates);
+    candidates = cfg.fusion === 'staged' ? await staged(ctx, cfg, hits, denseHits, qvec) : fuse(cfg, ctx.dense!, hits, denseHits, lexicalCandidates);
     strategy = ['HYBRID_SEARCH'];
   }
 
@@ -112,8 +112,16 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   return { candidates, matched: Math.max(matched, matchedAll), strategy, warnings };
 }
 
+/** The dense channel's fusion weight: configured, or by measured quality of the provider (`auto`). */
+export function denseWeight(cfg: RetrievalConfig, dense: DenseChannel): number {
+  const w = cfg.channelWeights.dense;
+  if (w !== 'auto') return w;
+  return dense.provider.id.startsWith('local-use') ? 0.3 : 1;
+}
+
 function fuse(
   cfg: RetrievalConfig,
+  dense: DenseChannel,
   hits: LexicalHit[],
   denseHits: Array<{ chunk: Chunk; similarity: number }>,
   lexicalCandidates: (l: LexicalHit[]) => Candidate[],
@@ -125,7 +133,7 @@ function fuse(
     if (!c) byId.set(d.chunk.id, (c = { id: d.chunk.id, path: d.chunk.path, score: 0, explanation: [] }));
     c.dense = { similarity: d.similarity, rank: i + 1 };
   });
-  const w = cfg.channelWeights;
+  const w = { lexical: cfg.channelWeights.lexical, dense: denseWeight(cfg, dense) };
   let scores: Map<string, number>;
   if (cfg.fusion === 'rrf') {
     scores = rrf([

@@ -100,7 +100,7 @@ export class VectorStore {
     const rows = await this.table
       .vectorSearch(Array.from(query))
       .distanceType('cosine')
-      .select(['content_hash'])
+      .select(['content_hash', '_distance'])
       .limit(k)
       .toArray();
     return rows.map((r) => ({ contentHash: String(r.content_hash), similarity: 1 - Number(r._distance) }));

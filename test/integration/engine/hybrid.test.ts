@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { Engine } from '../../../server/src/engine/engine';
+import { OnnxEmbeddingProvider } from '../../../server/src/engine/embedding/providers/onnx';
+import { VoyageEmbeddingProvider } from '../../../server/src/engine/embedding/providers/voyage';
+import { defaultConfig, QuarryConfigSchema } from '../../../server/src/engine/config/schema';
+import { startFakeVoyage, FAKE_VOYAGE_KEY, FakeVoyage } from '../../support/fakeVoyage';
+import { REPO_ROOT, tempDir, writeFiles, removeDir } from '../../support/workspace';
+
+const MODEL = join(REPO_ROOT, 'test', 'fixtures', 'models', 'tiny-bert-embed');
+
+// Topic words of the generated tiny model: data (parse, json, file, ...), draw (draw, red, circle, canvas, paint,
+// blue, square...), net (http, request, server, ...), auth (user, login, password, ...).
+const FILES = {
+  'src/settings.py': 'def load_settings(path):\n    """Parse the json config file."""\n    with open(path) as f:\n        return json.load(f)\n',
+  'src/canvas.ts': '/** Draw a red circle on the canvas. */\nexport function drawCircle(ctx: Ctx, color: string): void {\n  ctx.render(color);\n}\n',
+  'src/net.go': 'package net\n\n// Fetch sends an http request to the server.\nfunc Fetch(url string) Response {\n\treturn client.Send(url)\n}\n',
+  'src/session.rb': '# Verify the user login with a password.\ndef verify_login(user, password)\n  session.check(user, password)\nend\n',
+};
+
+describe('hybrid retrieval with a real ONNX embedder (generated tiny model)', function () {
+  this.timeout(120_000);
+  let root: string;
+  let provider: OnnxEmbeddingProvider;
+  let engine: Engine;
+  before(async () => {
+    provider = await OnnxEmbeddingProvider.load({ modelPath: MODEL });
+  });
+  beforeEach(async () => {
+    root = tempDir();
+    writeFiles(root, FILES);
+    engine = await Engine.open(root, { embedding: provider, reranker: null });
+  });
+  afterEach(async () => {
+    // The provider is shared across tests: close only the store side.
+    await (engine as unknown as { store: { close(): Promise<void> } }).store.close();
+    removeDir(root);
+  });
+  after(async () => provider.close());
+
+  it('embeds every chunk after the lexical phase and fuses both channels', async () => {
+    const s = await engine.index();
+    assert.ok(s.embedding, 'dense phase ran');
+    assert.equal(s.embedding!.embedded, s.totalChunks);
+    const res = await engine.search('draw a red circle on the canvas', { limit: 3 });
+    assert.deepEqual(res.search_strategy, ['HYBRID_SEARCH']);
+    assert.equal(res.matches[0].file.path, 'src/canvas.ts');
+    assert.ok(res.matches[0].explanation.some((l) => l.startsWith('fusion weighted')), res.matches[0].explanation.join('\n'));
+    assert.equal(res.warnings.length, 0, res.warnings.join('\n'));
+  });
+
+  it('UT-HYBRID-05: no keyword match falls back to semantic search and says so', async () => {
+    await engine.index();
+    const res = await engine.search('paint blue square', { limit: 3 });
+    assert.deepEqual(res.search_strategy, ['DENSE_ONLY']);
+    assert.equal(res.matches[0].file.path, 'src/canvas.ts');
+    assert.equal(res.matches[0].match_type, 'SEMANTIC');
+    assert.ok(res.warnings.some((w) => /No keyword matches/.test(w)));
+  });
+
+  it('UT-HYBRID-12: an exact identifier keeps its match first', async () => {
+    await engine.index();
+    const res = await engine.search('verify_login', { limit: 3 });
+    assert.equal(res.matches[0].content.symbol, 'verify_login');
+    assert.ok(res.matches[0].explanation.some((l) => l.includes('keeps the BM25 order')));
+  });
+
+  it('staged mode follows seed 003 (explained per channel); weights that do not sum to 1 are rejected', async () => {
+    await engine.index();
+    const config = defaultConfig();
+    config.retrieval.fusion = 'staged';
+    const staged = await Engine.open(root, { config, embedding: provider, reranker: null });
+    const res = await staged.search('parse the json config file', { limit: 3 });
+    assert.equal(res.matches[0].file.path, 'src/settings.py');
+    assert.match(res.matches[0].explanation.join('\n'), /staged [\d.]+ = 0\.3·bm25 [\d.]+ \+ 0\.4·semantic/);
+    await (staged as unknown as { store: { close(): Promise<void> } }).store.close();
+    assert.throws(() => QuarryConfigSchema.parse({ retrieval: { stagedWeights: { bm25: 0.6, semantic: 0.6, activation: 0 } } }), /sum to 1/);
+  });
+
+  it('never re-embeds unchanged code: a rename is a cache hit', async () => {
+    await engine.index();
+    renameSync(join(root, 'src/canvas.ts'), join(root, 'src/drawing.ts'));
+    const s = await engine.index();
+    assert.equal(s.filesIndexed, 1);
+    assert.equal(s.embedding!.embedded, 0);
+    const res = await engine.search('paint blue square', { limit: 1 });
+    assert.equal(res.matches[0].file.path, 'src/drawing.ts');
+  });
+
+  it('search works on the lexical index before anything is embedded, and says so', async () => {
+    await engine.index({ lexicalOnly: true });
+    const res = await engine.search('draw a red circle', { limit: 3 });
+    assert.deepEqual(res.search_strategy, ['SPARSE_ONLY']);
+    assert.ok(res.warnings.some((w) => /not available yet/.test(w)), res.warnings.join('\n'));
+    assert.equal(res.matches[0].file.path, 'src/canvas.ts');
+  });
+});
+
+describe('degraded mode: the embedding service fails (fake Voyage server)', function () {
+  this.timeout(60_000);
+  let fake: FakeVoyage;
+  let root: string;
+  before(async () => {
+    fake = await startFakeVoyage({ dims: 64 });
+    root = tempDir();
+    writeFiles(root, FILES);
+  });
+  after(async () => {
+    await fake.close();
+    removeDir(root);
+  });
+
+  it('indexing never stops: chunks stay BM25-searchable; a failing query embedding gives SPARSE_ONLY with a warning', async () => {
+    const voyage = new VoyageEmbeddingProvider(
+      { apiKey: FAKE_VOYAGE_KEY, baseUrl: fake.baseUrl, retryDelaysMs: [10], queryRetryDelaysMs: [10], timeoutMs: 2000, queryTimeoutMs: 500 },
+      {},
+    );
+    const engine = await Engine.open(root, { embedding: voyage, reranker: null });
+    try {
+      fake.always('embeddings', { status: 500 });
+      const s = await engine.index();
+      assert.ok(s.embedding?.stoppedBy, 'the dense phase stopped');
+      assert.equal(s.embedding!.embedded, 0);
+      const res = await engine.search('draw a red circle', { limit: 3 });
+      assert.deepEqual(res.search_strategy, ['SPARSE_ONLY']);
+      assert.equal(res.matches[0].file.path, 'src/canvas.ts');
+      assert.ok(res.warnings.length > 0);
+      // The service comes back: the next index run embeds, then search is hybrid.
+      fake.always('embeddings', null);
+      await new Promise((r) => setTimeout(r, 50));
+      const again = await engine.index();
+      assert.ok((again.embedding?.embedded ?? 0) > 0 || again.embedding?.stoppedBy, JSON.stringify(again.embedding));
+    } finally {
+      await engine.close();
+    }
+  });
+});
