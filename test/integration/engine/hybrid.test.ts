@@ -7,6 +7,7 @@ import { VoyageEmbeddingProvider } from '../../../server/src/engine/embedding/pr
 import { defaultConfig, QuarryConfigSchema } from '../../../server/src/engine/config/schema';
 import { startFakeVoyage, FAKE_VOYAGE_KEY, FakeVoyage } from '../../support/fakeVoyage';
 import { REPO_ROOT, tempDir, writeFiles, removeDir } from '../../support/workspace';
+import { FakeClock } from '../../unit/embedding/fakeClock';
 
 const MODEL = join(REPO_ROOT, 'test', 'fixtures', 'models', 'tiny-bert-embed');
 
@@ -40,9 +41,12 @@ describe('hybrid retrieval with a real ONNX embedder (generated tiny model)', fu
   after(async () => provider.close());
 
   it('embeds every chunk after the lexical phase and fuses both channels', async () => {
-    const s = await engine.index();
+    const progress: Array<[number, number]> = [];
+    const s = await engine.index({ onEmbedProgress: (p) => progress.push([p.done, p.total]) });
     assert.ok(s.embedding, 'dense phase ran');
     assert.equal(s.embedding!.embedded, s.totalChunks);
+    assert.deepEqual(progress[0], [0, s.totalChunks], 'progress starts at 0 of all');
+    assert.deepEqual(progress[progress.length - 1], [s.totalChunks, s.totalChunks], 'and ends complete');
     const res = await engine.search('draw a red circle on the canvas', { limit: 3 });
     assert.deepEqual(res.search_strategy, ['HYBRID_SEARCH']);
     assert.equal(res.matches[0].file.path, 'src/canvas.ts');
@@ -102,7 +106,7 @@ describe('degraded mode: the embedding service fails (fake Voyage server)', func
   let fake: FakeVoyage;
   let root: string;
   before(async () => {
-    fake = await startFakeVoyage({ dims: 64 });
+    fake = await startFakeVoyage();
     root = tempDir();
     writeFiles(root, FILES);
   });
@@ -112,9 +116,10 @@ describe('degraded mode: the embedding service fails (fake Voyage server)', func
   });
 
   it('indexing never stops: chunks stay BM25-searchable; a failing query embedding gives SPARSE_ONLY with a warning', async () => {
+    const clock = new FakeClock();
     const voyage = new VoyageEmbeddingProvider(
-      { apiKey: FAKE_VOYAGE_KEY, baseUrl: fake.baseUrl, retryDelaysMs: [10], queryRetryDelaysMs: [10], timeoutMs: 2000, queryTimeoutMs: 500 },
-      {},
+      { apiKey: FAKE_VOYAGE_KEY, baseUrl: fake.baseUrl, outputDimension: 256, retryDelaysMs: [10], queryRetryDelaysMs: [10], timeoutMs: 2000, queryTimeoutMs: 500 },
+      { clock },
     );
     const engine = await Engine.open(root, { embedding: voyage, reranker: null });
     try {
@@ -126,11 +131,15 @@ describe('degraded mode: the embedding service fails (fake Voyage server)', func
       assert.deepEqual(res.search_strategy, ['SPARSE_ONLY']);
       assert.equal(res.matches[0].file.path, 'src/canvas.ts');
       assert.ok(res.warnings.length > 0);
-      // The service comes back: the next index run embeds, then search is hybrid.
+      assert.equal(voyage.health().circuit, 'open', 'repeated failures opened the circuit breaker');
+      // The service comes back; once the breaker lets a request through (30 s later), the next index run embeds.
       fake.always('embeddings', null);
-      await new Promise((r) => setTimeout(r, 50));
+      clock.advance(31_000);
       const again = await engine.index();
-      assert.ok((again.embedding?.embedded ?? 0) > 0 || again.embedding?.stoppedBy, JSON.stringify(again.embedding));
+      assert.equal(again.embedding?.stoppedBy, undefined, JSON.stringify(again.embedding));
+      assert.equal(again.embedding?.embedded, again.totalChunks);
+      const hybrid = await engine.search('draw a red circle', { limit: 3 });
+      assert.deepEqual(hybrid.search_strategy, ['HYBRID_SEARCH']);
     } finally {
       await engine.close();
     }
