@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { Engine } from '../../../server/src/engine/engine';
 import { OnnxEmbeddingProvider } from '../../../server/src/engine/embedding/providers/onnx';
 import { VoyageEmbeddingProvider } from '../../../server/src/engine/embedding/providers/voyage';
+import { CrossEncoderReranker } from '../../../server/src/engine/embedding/rerankers/crossEncoder';
+import { VoyageReranker } from '../../../server/src/engine/embedding/rerankers/voyage';
 import { defaultConfig, QuarryConfigSchema } from '../../../server/src/engine/config/schema';
 import { startFakeVoyage, FAKE_VOYAGE_KEY, FakeVoyage } from '../../support/fakeVoyage';
 import { REPO_ROOT, tempDir, writeFiles, removeDir } from '../../support/workspace';
@@ -92,6 +94,24 @@ describe('hybrid retrieval with a real ONNX embedder (generated tiny model)', fu
     assert.equal(res.matches[0].file.path, 'src/drawing.ts');
   });
 
+  it('reranks natural-language queries with a local cross-encoder (and leaves identifier queries alone)', async () => {
+    await engine.index();
+    const reranker = await CrossEncoderReranker.load({ modelPath: join(REPO_ROOT, 'test', 'fixtures', 'models', 'tiny-bert-reranker') });
+    const withRerank = await Engine.open(root, { embedding: provider, reranker });
+    try {
+      const res = await withRerank.search('verify the user password', { limit: 3 });
+      assert.deepEqual(res.search_strategy, ['HYBRID_SEARCH', 'SEMANTIC_RERANK']);
+      assert.equal(res.matches[0].file.path, 'src/session.rb');
+      assert.ok(res.matches[0].explanation.some((l) => l.startsWith(`rerank ${reranker.id}`)), res.matches[0].explanation.join('\n'));
+      const ident = await withRerank.search('drawCircle', { limit: 3 });
+      assert.ok(!ident.search_strategy.includes('SEMANTIC_RERANK'));
+      assert.equal(ident.matches[0].content.symbol, 'drawCircle');
+    } finally {
+      await (withRerank as unknown as { store: { close(): Promise<void> } }).store.close();
+      await reranker.close();
+    }
+  });
+
   it('search works on the lexical index before anything is embedded, and says so', async () => {
     await engine.index({ lexicalOnly: true });
     const res = await engine.search('draw a red circle', { limit: 3 });
@@ -140,6 +160,21 @@ describe('degraded mode: the embedding service fails (fake Voyage server)', func
       assert.equal(again.embedding?.embedded, again.totalChunks);
       const hybrid = await engine.search('draw a red circle', { limit: 3 });
       assert.deepEqual(hybrid.search_strategy, ['HYBRID_SEARCH']);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a failing reranker keeps the fused order and says so', async () => {
+    const engine = await Engine.open(root, { embedding: null, reranker: new VoyageReranker({ apiKey: FAKE_VOYAGE_KEY, baseUrl: fake.baseUrl, queryRetryDelaysMs: [5] }) });
+    try {
+      await engine.index();
+      fake.always('rerank', { status: 500 });
+      const res = await engine.search('draw a red circle', { limit: 3 });
+      assert.ok(!res.search_strategy.includes('SEMANTIC_RERANK'));
+      assert.ok(res.warnings.some((w) => /Reranker voyage:rerank-2\.5 unavailable/.test(w)), res.warnings.join('\n'));
+      assert.equal(res.matches[0].file.path, 'src/canvas.ts');
+      fake.always('rerank', null);
     } finally {
       await engine.close();
     }
