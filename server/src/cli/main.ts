@@ -173,7 +173,9 @@ function buildProgram(): Command {
     .option('--include-tests', 'include test files (default)')
     .option('--no-include-tests', 'leave test files out')
     .option('--languages <list>', 'only these languages, comma-separated (e.g. python,go)')
-    .action(async (query: string, opts: { project: string; limit: number; outputFormat: OutputFormat; format?: OutputFormat; intent?: string; includeTests?: boolean; languages?: string }) => {
+    .option('--type <types>', 'only these chunk types, comma-separated (function, method, class, code, knowledge, or a fine kind)')
+    .option('--no-explain', 'leave the per-result score breakdown out of JSON output')
+    .action(async (query: string, opts: { project: string; limit: number; outputFormat: OutputFormat; format?: OutputFormat; intent?: string; includeTests?: boolean; languages?: string; type?: string; explain?: boolean }) => {
       const format = opts.format ?? opts.outputFormat;
       await withEngine(opts.project, async (engine) => {
         if (!engine.hasIndex) {
@@ -188,6 +190,8 @@ function buildProgram(): Command {
           includeTests: opts.includeTests !== false,
           intent: opts.intent ?? null,
           languages: opts.languages?.split(',').map((s) => s.trim()).filter(Boolean),
+          types: opts.type?.split(',').map((s) => s.trim()).filter(Boolean),
+          explain: opts.explain !== false,
         });
         process.stdout.write(formatSearch(res, format, query) + '\n');
       });

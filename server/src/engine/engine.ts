@@ -18,7 +18,7 @@ import { LexicalIndex, LexicalIndexCorruptError } from './store/lexical/lexicalI
 import { IndexOptions, IndexSummary, runIndex } from './indexer/indexer';
 import { acquireIndexLock, IndexLockedError, readLock, LockInfo } from './indexer/lock';
 import { LEXICAL_ANALYZER, lexicalDocForChunk } from './indexer/lexicalDoc';
-import { parseQuery } from './ranking/query';
+import { expandChunkTypes, parseQuery, pathMatcher } from './ranking/query';
 import { retrieve, DenseChannel } from './retrieval/hybrid';
 import type { EmbeddingProvider, Reranker } from './embedding/types';
 import { createEmbeddingProvider, createReranker } from './embedding/registry';
@@ -26,6 +26,7 @@ import { rerankCandidates } from './retrieval/rerank';
 import { backfillEmbeddings, EmbedProgress, EmbedSummary } from './indexer/embedder';
 import { chunkView } from './embedding/viewFor';
 import type { Candidate, SearchOptions } from './ranking/candidate';
+import { compareCandidates } from './ranking/candidate';
 import { runStages } from './ranking/candidate';
 import { defaultStages } from './ranking/pipeline';
 import type { CodeMatch, CodeMatchType, FindCodeResponseSummary } from './api/results';
@@ -244,17 +245,23 @@ export class Engine {
       includeTests: opts.includeTests ?? true,
       languages: opts.languages?.length ? opts.languages.map((l) => l.toLowerCase()) : undefined,
       intent: opts.intent ?? null,
+      types: opts.types?.length ? expandChunkTypes(opts.types, '--type') : undefined,
+      explain: opts.explain ?? true,
+      disabledStages: opts.disabledStages,
     };
     const parsed = parseQuery(query, options.intent);
     const warnings: string[] = [...this.problems];
     const lock = readLock(this.quarryDir);
     if (lock) warnings.push(`Results may be incomplete: indexing in progress (started at ${lock.startedAt}).`);
 
+    const languagesWanted = [...(options.languages ?? []), ...parsed.filters.languages];
+    const pathOk = pathMatcher(parsed.filters.paths);
     const accept = (path: string): boolean => {
       if (!options.includeTests && isTestPath(path)) return false;
-      if (options.languages) {
+      if (!pathOk(path)) return false;
+      if (languagesWanted.length) {
         const lang = languageForPath(path, this.config.discovery.extraExtensions)?.id;
-        if (!lang || !options.languages.includes(lang)) return false;
+        if (!lang || !languagesWanted.includes(lang)) return false;
       }
       return true;
     };
@@ -268,19 +275,22 @@ export class Engine {
     warnings.push(...retrieved.warnings);
     const matched = retrieved.matched;
     let candidates = retrieved.candidates;
-    candidates = runStages(defaultStages(), { query: parsed, options }, candidates);
-    candidates.sort((a, b) => b.score - a.score);
+    const stats = {
+      identifierFrequency: (identifier: string) => this.lexical.documentFrequency('ident', identifier.toLowerCase()),
+    };
+    candidates = runStages(defaultStages(), { query: parsed, options, ranking: this.config.ranking, stats }, candidates, new Set(options.disabledStages ?? []));
+    candidates.sort(compareCandidates);
     const strategy = [...retrieved.strategy];
     // Identifier queries keep their exact-name order; descriptions go through the reranker when there is one.
     if (this.reranker && parsed.form === 'natural' && candidates.length > 1) {
       const r = await rerankCandidates(this.reranker, parsed.text, candidates, this.config.rerank.candidates);
-      candidates = r.candidates;
+      candidates = r.candidates.sort(compareCandidates);
       if (r.applied) strategy.push('SEMANTIC_RERANK');
       if (r.warning) warnings.push(r.warning);
     }
     const top = candidates.slice(0, options.limit);
-    const best = top[0]?.score ?? 0;
-    const matches: CodeMatch[] = top.map((c) => toCodeMatch(c, best));
+    const best = Math.max(0, ...top.map((c) => c.score));
+    const matches: CodeMatch[] = top.map((c) => toCodeMatch(c, best, options.explain !== false));
 
     const languages = [...new Set(matches.map((m) => m.file.language))].sort();
     const counts = { chunks: this.lexical.documentCount, files: (await this.store.counts()).files };
@@ -370,7 +380,7 @@ function matchTypeOf(c: Candidate): CodeMatchType {
   return 'KEYWORD';
 }
 
-function toCodeMatch(c: Candidate, best: number): CodeMatch {
+function toCodeMatch(c: Candidate, best: number, explain: boolean): CodeMatch {
   const chunk = c.chunk!;
   const related = [...new Set([...chunk.conformances, ...chunk.references])].slice(0, 12);
   return {
@@ -392,7 +402,7 @@ function toCodeMatch(c: Candidate, best: number): CodeMatch {
     score: Math.round(c.score * 10000) / 10000,
     match_type: matchTypeOf(c),
     related_symbols: related,
-    explanation: c.explanation,
+    explanation: explain ? c.explanation : [],
   };
 }
 

@@ -106,6 +106,27 @@ export const RetrievalConfigSchema = z
   })
   .strict();
 
+/** Seed 000's boost parameters (defaults are the seed's values). */
+export const BoostsConfigSchema = z
+  .object({
+    /** A query term seen in fewer chunks than this is rare (seed 000 rare_term_threshold). */
+    rareTermThreshold: z.number().int().min(1).default(10),
+    exactSymbol: z.number().min(1).default(2.0),
+    typeDeclaration: z.number().min(1).default(1.5),
+    protocolKind: z.number().min(1).default(1.3),
+    conformanceMatch: z.number().min(1).default(1.5),
+    conformanceImplementation: z.number().min(1).default(3.0),
+    /** "who calls X": chunks that reference X. */
+    callerReference: z.number().min(1).default(1.5),
+  })
+  .strict();
+
+export const RankingConfigSchema = z
+  .object({
+    boosts: BoostsConfigSchema.default(BoostsConfigSchema.parse({})),
+  })
+  .strict();
+
 export const QuarryConfigSchema = z
   .object({
     discovery: DiscoveryConfigSchema.default(DiscoveryConfigSchema.parse({})),
@@ -114,6 +135,7 @@ export const QuarryConfigSchema = z
     retrieval: RetrievalConfigSchema.default(RetrievalConfigSchema.parse({})),
     embedding: EmbeddingConfigSchema.default(EmbeddingConfigSchema.parse({})),
     rerank: RerankConfigSchema.default(RerankConfigSchema.parse({})),
+    ranking: RankingConfigSchema.default(RankingConfigSchema.parse({})),
   })
   .strict();
 
@@ -122,6 +144,7 @@ export type DiscoveryConfig = z.infer<typeof DiscoveryConfigSchema>;
 export type ChunkingConfig = z.infer<typeof ChunkingConfigSchema>;
 export type Bm25Config = z.infer<typeof Bm25ConfigSchema>;
 export type RetrievalConfig = z.infer<typeof RetrievalConfigSchema>;
+export type RankingConfig = z.infer<typeof RankingConfigSchema>;
 export type FieldWeights = z.infer<typeof FieldWeightsSchema>;
 
 export function defaultConfig(): QuarryConfig {

@@ -6,6 +6,7 @@
 import type { Chunk } from '../types';
 import type { TermMatch } from '../store/lexical/lexicalIndex';
 import type { ParsedQuery } from './query';
+import type { RankingConfig } from '../config/schema';
 
 export interface Candidate {
   id: string;
@@ -16,7 +17,19 @@ export interface Candidate {
   bm25?: { score: number; matches: TermMatch[] };
   /** Dense channel: cosine similarity and rank among the dense neighbours (0 when scored outside the kNN). */
   dense?: { similarity: number; rank: number };
+  /** Found through the conformance index ("what implements X"). */
+  conformsTo?: string;
+  /**
+   * Ordering group, ascending (seed 001: results containing every quoted phrase form group 0, the rest group 1);
+   * within a group, score decides. Undefined = 0.
+   */
+  group?: number;
   explanation: string[];
+}
+
+/** The pipeline's order: group first (phrase partition), then score, then id for determinism. */
+export function compareCandidates(a: Candidate, b: Candidate): number {
+  return (a.group ?? 0) - (b.group ?? 0) || b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 export interface SearchOptions {
@@ -24,11 +37,25 @@ export interface SearchOptions {
   includeTests: boolean;
   languages?: string[];
   intent?: string | null;
+  /** Chunk types to keep (seed 003 `--type`), applied after ranking. */
+  types?: string[];
+  /** Include each result's score breakdown (default true). */
+  explain?: boolean;
+  /** Stages to switch off (benchmark ablations). */
+  disabledStages?: string[];
+}
+
+/** What stages may ask the index. */
+export interface IndexStats {
+  /** Chunks in which a whole identifier (lower-cased) occurs. */
+  identifierFrequency(identifier: string): number;
 }
 
 export interface StageContext {
   query: ParsedQuery;
   options: SearchOptions;
+  ranking: RankingConfig;
+  stats: IndexStats;
 }
 
 export interface Stage {

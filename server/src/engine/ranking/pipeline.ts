@@ -1,11 +1,30 @@
 /**
- * The ranking pipeline: the ordered list of stages a search runs after retrieval.
- * Later capabilities (symbol and conformance boosts, phrases, intents, activation, rerank) add stages here.
+ * The ranking pipeline: the ordered list of named stages a search runs after retrieval. Each stage is small,
+ * tested on its own, writes one explanation line per effect, and can be switched off (benchmark ablations).
+ *
+ *   bm25 (explain) → symbol-boosts → protocol-in-top-3 → [intents] → phrase-partition
+ *   → exclude-tests → language-filter → path-filter → type-filter → exclude-words
  */
 import type { Stage } from './candidate';
 import { bm25ExplainStage } from './stages/bm25Explain';
-import { excludeTestsStage, languageFilterStage } from './stages/filters';
+import { excludeTestsStage, excludeWordsStage, languageFilterStage, pathFilterStage, typeFilterStage } from './stages/filters';
+import { phrasePartitionStage } from './stages/phrases';
+import { protocolInTopStage, symbolBoostStage } from './stages/symbolBoosts';
 
 export function defaultStages(): Stage[] {
-  return [bm25ExplainStage, excludeTestsStage, languageFilterStage];
+  return [
+    bm25ExplainStage,
+    symbolBoostStage,
+    protocolInTopStage,
+    phrasePartitionStage,
+    excludeTestsStage,
+    languageFilterStage,
+    pathFilterStage,
+    typeFilterStage,
+    excludeWordsStage,
+  ];
+}
+
+export function stageNames(): string[] {
+  return defaultStages().map((s) => s.name);
 }

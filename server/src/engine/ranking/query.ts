@@ -1,22 +1,69 @@
 /**
- * Query understanding (the part the lexical engine needs today): the query's form decides which
- * field-weight profile ranks it, and its tokens become per-field query terms.
+ * Query understanding: the query language and the query's form.
+ *
+ *   "exact phrase"         quoted phrases: results containing all of them come first (seed 001)
+ *   lang:python,go         language filter (also `language:`)
+ *   path:src/**\/*.ts       path glob filter (repeatable; any may match)
+ *   kind:function,class    chunk kind / type filter (also `type:`), applied after ranking
+ *   -word                  exclude chunks containing the word
+ *
+ * Recognised forms set a target: "what implements X", "implementations of X", "types conforming to X" →
+ * implementations; "X protocol", "interface X" → protocol; "what is X", "where is X defined", "definition of
+ * X" → definition; "who calls X", "callers of X", "usages of X" → callers. A lone identifier is an identifier
+ * query. Invalid syntax is an error that names the problem, never a silent empty result.
  */
-import { exactNameToken, identifierParts, identifierTokens, isIdentifierLike, looseNameToken, partTokens, words } from '../tokenize/codeTokenizer';
+import picomatch from 'picomatch';
+import { identifierParts, identifierTokens, isIdentifierLike, exactNameToken, looseNameToken, partTokens, words } from '../tokenize/codeTokenizer';
 import type { FieldWeights } from '../config/schema';
 import type { QueryTerm } from '../store/lexical/lexicalIndex';
 import { INTENT_TYPES } from '../api/results';
+import { knownLanguageIds } from '../languages';
+import { CHUNK_KINDS } from '../types';
 
 export type QueryForm = 'identifier' | 'natural';
+export type TargetRelation = 'implementations' | 'protocol' | 'definition' | 'callers';
+
+/** Chunk types for `kind:` / `--type` (seed 003 FR-7): the fine kinds plus the coarse groups. */
+export const CHUNK_TYPE_GROUPS: Record<string, readonly string[]> = {
+  function: ['function', 'constructor'],
+  method: ['method'],
+  class: ['class', 'struct', 'enum', 'interface', 'protocol', 'trait', 'extension', 'impl', 'type_alias'],
+  code: ['code', 'variable', 'module', 'namespace'],
+  knowledge: ['section', 'text'],
+};
+
+export function validChunkTypes(): string[] {
+  return [...new Set([...Object.keys(CHUNK_TYPE_GROUPS), ...CHUNK_KINDS])].sort();
+}
+
+export interface QueryFilters {
+  languages: string[];
+  /** Path globs (any may match). */
+  paths: string[];
+  /** Chunk kinds after expanding groups (`class` → class, struct, enum, ...). */
+  kinds: string[];
+  /** Words that exclude a chunk (lower-cased). */
+  excludes: string[];
+}
+
+export interface QueryTarget {
+  relation: TargetRelation;
+  /** The identifier the form is about (`ChunkStore`). */
+  name: string;
+}
 
 export interface ParsedQuery {
   raw: string;
+  /** The searchable text: the query without filters and exclusions (phrases included, unquoted). */
   text: string;
   form: QueryForm;
   /** Identifier-looking words of the query, case preserved. */
   identifiers: string[];
   /** Known intent (upper-case) or null when absent or unknown (seed 002 FR-028). */
   intent: string | null;
+  phrases: string[];
+  filters: QueryFilters;
+  target: QueryTarget | null;
 }
 
 export class QueryError extends Error {
@@ -32,13 +79,130 @@ export function normalizeIntent(intent: string | null | undefined): string | nul
   return (INTENT_TYPES as readonly string[]).includes(up) ? up : null;
 }
 
+const IDENT = String.raw`([A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*)`;
+const FORMS: Array<{ relation: TargetRelation; re: RegExp }> = [
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:what|which|who)\s+(?:types?\s+|classes?\s+|structs?\s+)?(?:implements?|conforms?\s+to|extends?|adopts?)\s+${IDENT}`, 'i') },
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:all\s+)?(?:implementations?|implementers?|conformers?|subclasses|subtypes)\s+of\s+${IDENT}`, 'i') },
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:types?|classes?|structs?)\s+(?:that\s+)?(?:implementing|implement|conforming\s+to|conform\s+to|extending)\s+${IDENT}`, 'i') },
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:implements?|conforms?\s+to)\s+${IDENT}`, 'i') },
+  { relation: 'callers', re: new RegExp(String.raw`^(?:who|what)\s+(?:calls|uses|references)\s+${IDENT}`, 'i') },
+  { relation: 'callers', re: new RegExp(String.raw`^(?:callers|usages|uses|references)\s+of\s+${IDENT}`, 'i') },
+  { relation: 'definition', re: new RegExp(String.raw`^(?:what\s+is|what's|where\s+is|find|show)\s+(?:the\s+)?${IDENT}(?:\s+defined)?\s*\??$`, 'i') },
+  { relation: 'definition', re: new RegExp(String.raw`^(?:definition\s+of|declaration\s+of)\s+${IDENT}`, 'i') },
+  { relation: 'definition', re: new RegExp(String.raw`^${IDENT}\s+(?:definition|declaration)\s*$`, 'i') },
+  { relation: 'protocol', re: new RegExp(String.raw`^(?:the\s+)?${IDENT}\s+(?:protocol|interface|trait)\s*$`, 'i') },
+  { relation: 'protocol', re: new RegExp(String.raw`^(?:the\s+)?(?:protocol|interface|trait)\s+${IDENT}\s*$`, 'i') },
+];
+
+/** Splits the raw query into tokens, keeping quoted phrases whole. */
+function lex(raw: string): Array<{ kind: 'phrase' | 'word'; value: string }> {
+  const out: Array<{ kind: 'phrase' | 'word'; value: string }> = [];
+  let i = 0;
+  while (i < raw.length) {
+    const ch = raw[i];
+    if (/\s/.test(ch)) {
+      i++;
+      continue;
+    }
+    if (ch === '"') {
+      const end = raw.indexOf('"', i + 1);
+      if (end < 0) throw new QueryError(`Unclosed quote in query ${JSON.stringify(raw)}: close the phrase with a second " (or remove the quote).`);
+      const phrase = raw.slice(i + 1, end).trim();
+      if (!phrase) throw new QueryError(`Empty phrase "" in query ${JSON.stringify(raw)}: put words between the quotes or remove them.`);
+      out.push({ kind: 'phrase', value: phrase });
+      i = end + 1;
+      continue;
+    }
+    let j = i;
+    while (j < raw.length && !/\s/.test(raw[j]) && raw[j] !== '"') j++;
+    out.push({ kind: 'word', value: raw.slice(i, j) });
+    i = j;
+  }
+  return out;
+}
+
+function listValue(key: string, value: string): string[] {
+  const items = value.split(',').map((v) => v.trim()).filter(Boolean);
+  if (!items.length) throw new QueryError(`Filter ${key}: needs a value, e.g. ${key}:${key === 'path' ? 'src/**' : key === 'lang' ? 'python' : 'function'}.`);
+  return items;
+}
+
+export function expandChunkTypes(types: readonly string[], source: string): string[] {
+  const valid = validChunkTypes();
+  const out = new Set<string>();
+  for (const t of types) {
+    const key = t.toLowerCase();
+    if (!valid.includes(key)) throw new QueryError(`Invalid chunk type '${t}' in ${source}. Valid types: ${valid.join(', ')}`);
+    for (const k of CHUNK_TYPE_GROUPS[key] ?? [key]) out.add(k);
+  }
+  return [...out];
+}
+
 export function parseQuery(raw: string, intent?: string | null): ParsedQuery {
-  const text = raw.trim();
-  if (!text) throw new QueryError('Empty query: give some words or an identifier to search for, e.g. quarry search "parse config".');
+  const filters: QueryFilters = { languages: [], paths: [], kinds: [], excludes: [] };
+  const phrases: string[] = [];
+  const kept: string[] = [];
+  for (const tok of lex(raw)) {
+    if (tok.kind === 'phrase') {
+      phrases.push(tok.value);
+      kept.push(tok.value);
+      continue;
+    }
+    const m = tok.value.match(/^(lang|language|path|kind|type):(.*)$/i);
+    if (m) {
+      const key = m[1].toLowerCase();
+      if (key === 'lang' || key === 'language') {
+        const langs = listValue('lang', m[2]).map((l) => l.toLowerCase());
+        const known = knownLanguageIds();
+        for (const l of langs) if (!known.includes(l)) throw new QueryError(`Unknown language '${l}' in lang:. Known languages: ${known.join(', ')}`);
+        filters.languages.push(...langs);
+      } else if (key === 'path') {
+        for (const glob of listValue('path', m[2])) {
+          try {
+            picomatch(glob);
+          } catch (e) {
+            throw new QueryError(`Invalid path glob '${glob}' in path: (${(e as Error).message}).`);
+          }
+          filters.paths.push(glob);
+        }
+      } else {
+        filters.kinds.push(...expandChunkTypes(listValue(key, m[2]), `${key}:`));
+      }
+      continue;
+    }
+    if (tok.value.length > 1 && tok.value.startsWith('-') && /[\p{L}\p{N}_]/u.test(tok.value[1])) {
+      filters.excludes.push(tok.value.slice(1).toLowerCase());
+      continue;
+    }
+    kept.push(tok.value);
+  }
+  const text = kept.join(' ').trim();
+  if (!text) {
+    if (raw.trim()) throw new QueryError(`The query ${JSON.stringify(raw)} has filters but nothing to search for: add words or an identifier, e.g. "parse config ${raw.trim()}".`);
+    throw new QueryError('Empty query: give some words or an identifier to search for, e.g. quarry search "parse config".');
+  }
   if (!words(text).length) throw new QueryError(`The query "${raw}" has no letters or digits to search for.`);
-  const form: QueryForm = isIdentifierLike(text) ? 'identifier' : 'natural';
+  let target: QueryTarget | null = null;
+  if (!phrases.length) {
+    for (const f of FORMS) {
+      const fm = text.match(f.re);
+      if (fm) {
+        target = { relation: f.relation, name: fm[1] };
+        break;
+      }
+    }
+  }
+  const form: QueryForm = !phrases.length && isIdentifierLike(text) ? 'identifier' : 'natural';
   const identifiers = words(text).filter((w) => identifierParts(w).length > 1 || /[A-Z_]/.test(w));
-  return { raw, text, form, identifiers, intent: normalizeIntent(intent) };
+  if (target && !identifiers.includes(target.name)) identifiers.push(target.name);
+  return { raw, text, form, identifiers, intent: normalizeIntent(intent), phrases, filters, target };
+}
+
+/** A predicate for the path filters (no globs = everything passes). */
+export function pathMatcher(globs: readonly string[]): (path: string) => boolean {
+  if (!globs.length) return () => true;
+  const matchers = globs.map((g) => picomatch(g, { dot: true, nocase: false }));
+  return (path) => matchers.some((m) => m(path));
 }
 
 /**
@@ -65,11 +229,14 @@ export function lexicalTerms(q: ParsedQuery, weights: { identifier: FieldWeights
     const segments = q.text.split(/\.|::|#/).filter(Boolean);
     names(segments.length > 1 ? [...segments, q.text] : segments);
   } else {
-    // Parts of every word, plus the whole name of words that look like identifiers (`parseConfig`).
+    // Parts of every word, plus the whole name of words that look like identifiers (`parseConfig`) and of a
+    // recognised form's target (`ChunkStore` in "what implements ChunkStore").
     const parts = words(q.text).flatMap((word) => identifierParts(word));
     push('name', parts);
     push('symbols', parts);
-    names(words(q.text).filter((word) => identifierParts(word).length > 1));
+    const whole = words(q.text).filter((word) => identifierParts(word).length > 1);
+    if (q.target && !whole.includes(q.target.name)) whole.push(q.target.name);
+    names(whole);
   }
   push('ident', identifierTokens(q.text));
   push('body', partTokens(q.text));

@@ -104,6 +104,29 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
     strategy = ['HYBRID_SEARCH'];
   }
 
+  // "what implements X": the conformance index answers by lookup (btree on protocol_name), so every conformer is
+  // a candidate even when its text shares no word with the query.
+  if (q.target?.relation === 'implementations') {
+    const name = q.target.name.split(/\.|::/).pop()!;
+    const rows = await ctx.store.conformancesOf(name);
+    const have = new Set(candidates.map((c) => c.id));
+    const base = Math.max(0, ...candidates.map((c) => c.score));
+    for (const r of rows) {
+      if (!accept(r.path)) continue;
+      const existing = candidates.find((c) => c.id === r.chunkId);
+      if (existing) {
+        existing.conformsTo = name;
+        continue;
+      }
+      if (have.has(r.chunkId)) continue;
+      have.add(r.chunkId);
+      candidates.push({
+        id: r.chunkId, path: r.path, score: base, conformsTo: name,
+        explanation: [`conformance index: ${r.typeName || r.kind} conforms to ${name} (no keyword match; starts at the best keyword score ${round(base)})`],
+      });
+    }
+  }
+
   const need = candidates.filter((c) => !byId.has(c.id)).map((c) => c.id);
   for (const c of await ctx.store.getChunks(need)) byId.set(c.id, c);
   candidates = candidates.filter((c) => byId.has(c.id));

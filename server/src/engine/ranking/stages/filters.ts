@@ -1,6 +1,7 @@
-/** Filters applied after ranking (seed 003 FR-7.4: filters run after re-ranking). */
+/** Filters applied after ranking (seed 003 FR-7.4: type filters run after re-ranking). */
 import type { Stage } from '../candidate';
 import { isTestPath } from '../../testPaths';
+import { pathMatcher } from '../query';
 
 /** Drops test files unless the search includes them. */
 export const excludeTestsStage: Stage = {
@@ -11,12 +12,43 @@ export const excludeTestsStage: Stage = {
   },
 };
 
-/** Keeps only the requested languages (`focus_languages`). */
+/** Keeps only the requested languages (`focus_languages`, `lang:`). */
 export const languageFilterStage: Stage = {
   name: 'language-filter',
   apply(ctx, candidates) {
-    const langs = ctx.options.languages?.map((l) => l.toLowerCase());
-    if (!langs?.length) return candidates;
+    const langs = [...(ctx.options.languages ?? []), ...ctx.query.filters.languages].map((l) => l.toLowerCase());
+    if (!langs.length) return candidates;
     return candidates.filter((c) => c.chunk && langs.includes(c.chunk.language));
+  },
+};
+
+/** `path:` globs. */
+export const pathFilterStage: Stage = {
+  name: 'path-filter',
+  apply(ctx, candidates) {
+    if (!ctx.query.filters.paths.length) return candidates;
+    const ok = pathMatcher(ctx.query.filters.paths);
+    return candidates.filter((c) => ok(c.path));
+  },
+};
+
+/** `kind:` / `--type`: exact chunk types, after ranking. */
+export const typeFilterStage: Stage = {
+  name: 'type-filter',
+  apply(ctx, candidates) {
+    const kinds = new Set([...ctx.query.filters.kinds, ...(ctx.options.types ?? [])]);
+    if (!kinds.size) return candidates;
+    return candidates.filter((c) => c.chunk && kinds.has(c.chunk.kind));
+  },
+};
+
+/** `-word`: drops chunks that contain the word (whole word, case-insensitive). */
+export const excludeWordsStage: Stage = {
+  name: 'exclude-words',
+  apply(ctx, candidates) {
+    const words = ctx.query.filters.excludes;
+    if (!words.length) return candidates;
+    const res = words.map((w) => new RegExp(`(^|[^\\p{L}\\p{N}_])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^\\p{L}\\p{N}_]|$)`, 'iu'));
+    return candidates.filter((c) => !c.chunk || !res.some((re) => re.test(c.chunk!.content) || re.test(c.chunk!.symbol)));
   },
 };

@@ -1,0 +1,103 @@
+/**
+ * Seed 000's symbol-aware boosts (multiplicative, so they stack as its scenarios state: 2.0 × 1.5 = 3.0):
+ * - exact symbol ×2.0: a query identifier that is rare in the index (in fewer than `rareTermThreshold` chunks)
+ *   and is one of the chunk's defined symbols; common terms get none and keep plain BM25;
+ * - type declaration ×1.5: the chunk declares a type named by the query (bare identifier, "what is X");
+ * - protocol kind ×1.3: the query targets a protocol ("X protocol", "interface X") and the chunk is one;
+ * - conformance match ×1.5: a query identifier is among the chunk's conformances;
+ * - conformance implementation ×3.0 (instead of the match boost): for "what implements X", a type declaration
+ *   (or extension) conforming to X.
+ * Each boost adds its line to the explanation.
+ */
+import type { Candidate, Stage, StageContext } from '../candidate';
+import { TYPE_DECLARATION_KINDS } from '../../types';
+
+const PROTOCOL_KINDS = new Set(['protocol', 'interface', 'trait']);
+
+function lastSegment(name: string): string {
+  const parts = name.split(/\.|::/);
+  return parts[parts.length - 1];
+}
+
+function boost(c: Candidate, factor: number, why: string): void {
+  c.score *= factor;
+  c.explanation.push(`×${factor} ${why}`);
+}
+
+/** The query identifiers that the boosts look for (the form's target included), deduplicated. */
+function queryNames(ctx: StageContext): string[] {
+  const names = new Set<string>();
+  for (const id of ctx.query.identifiers) names.add(lastSegment(id));
+  if (ctx.query.form === 'identifier') names.add(lastSegment(ctx.query.text));
+  if (ctx.query.target) names.add(lastSegment(ctx.query.target.name));
+  return [...names].filter((n) => n.length > 1);
+}
+
+export const symbolBoostStage: Stage = {
+  name: 'symbol-boosts',
+  apply(ctx, candidates) {
+    const b = ctx.ranking.boosts;
+    const names = queryNames(ctx);
+    if (!names.length) return candidates;
+    const lower = names.map((n) => n.toLowerCase());
+    const rare = new Map(lower.map((n) => [n, ctx.stats.identifierFrequency(n)]));
+    const target = ctx.query.target;
+    const typeQuery = ctx.query.form === 'identifier' || target?.relation === 'definition' || target?.relation === 'implementations' || target?.relation === 'protocol';
+    for (const c of candidates) {
+      const chunk = c.chunk;
+      if (!chunk) continue;
+      const symbols = new Set(chunk.symbols.map((s) => s.toLowerCase()));
+      for (const n of lower) {
+        const df = rare.get(n)!;
+        if (df < b.rareTermThreshold && symbols.has(n)) {
+          boost(c, b.exactSymbol, `exact symbol: '${n}' is rare (${df} chunk${df === 1 ? '' : 's'} < ${b.rareTermThreshold}) and defined here`);
+          break;
+        }
+      }
+      if (typeQuery && TYPE_DECLARATION_KINDS.has(chunk.kind) && chunk.kind !== 'extension' && lower.includes(chunk.name.toLowerCase())) {
+        boost(c, b.typeDeclaration, `type declaration of ${chunk.name} (${chunk.kind})`);
+      }
+      if (target?.relation === 'protocol' && PROTOCOL_KINDS.has(chunk.kind) && lastSegment(target.name).toLowerCase() === chunk.name.toLowerCase()) {
+        boost(c, b.protocolKind, `${chunk.kind} definition for a protocol query`);
+      }
+      const conf = chunk.conformances.map((x) => x.toLowerCase());
+      const implementsQuery = target?.relation === 'implementations';
+      const hit = lower.find((n) => conf.includes(n));
+      if (hit) {
+        if (implementsQuery && TYPE_DECLARATION_KINDS.has(chunk.kind)) {
+          boost(c, b.conformanceImplementation, `implementation: ${chunk.kind} ${chunk.name || chunk.symbol} conforms to ${hit}`);
+        } else {
+          boost(c, b.conformanceMatch, `conformance match: conforms to ${hit}`);
+        }
+      }
+      if (target?.relation === 'callers' && chunk.references.some((r) => r.toLowerCase() === lastSegment(target.name).toLowerCase()) && chunk.name.toLowerCase() !== lastSegment(target.name).toLowerCase()) {
+        boost(c, b.callerReference, `references ${target.name}`);
+      }
+    }
+    return candidates;
+  },
+};
+
+/**
+ * For "what implements X", the definition of X itself must stay in the top 3 (seed 000): if the boosts pushed
+ * it lower, it is lifted to just above the third result (and says so).
+ */
+export const protocolInTopStage: Stage = {
+  name: 'protocol-in-top-3',
+  apply(ctx, candidates) {
+    const t = ctx.query.target;
+    if (t?.relation !== 'implementations') return candidates;
+    const name = lastSegment(t.name).toLowerCase();
+    const sorted = [...candidates].sort((a, b) => b.score - a.score);
+    const idx = sorted.findIndex((c) => c.chunk && c.chunk.name.toLowerCase() === name && TYPE_DECLARATION_KINDS.has(c.chunk.kind) && c.chunk.kind !== 'extension');
+    if (idx > 2) {
+      const def = sorted[idx];
+      const third = sorted[2].score;
+      def.explanation.push(`kept in the top 3 as the definition of ${t.name} (score ${round(def.score)} → ${round(third * 1.0001)})`);
+      def.score = third * 1.0001;
+    }
+    return candidates;
+  },
+};
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
