@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { parseQuery, pathMatcher, expandChunkTypes } from '../../../server/src/engine/ranking/query';
+
+describe('query parser', () => {
+  it('extracts quoted phrases and keeps their words searchable', () => {
+    const q = parseQuery('"connection pool" timeout "retry policy"');
+    assert.deepEqual(q.phrases, ['connection pool', 'retry policy']);
+    assert.equal(q.text, 'connection pool timeout retry policy');
+    assert.equal(q.form, 'natural');
+  });
+  it('parses lang:, path:, kind:/type: and -word filters', () => {
+    const q = parseQuery('parse config lang:python,go path:src/**/*.py kind:function -deprecated');
+    assert.deepEqual(q.filters.languages, ['python', 'go']);
+    assert.deepEqual(q.filters.paths, ['src/**/*.py']);
+    assert.deepEqual(q.filters.kinds, ['function', 'constructor']);
+    assert.deepEqual(q.filters.excludes, ['deprecated']);
+    assert.equal(q.text, 'parse config');
+    assert.deepEqual(parseQuery('x type:class').filters.kinds.slice(0, 3), ['class', 'struct', 'enum']);
+  });
+  it('recognises forms and their target', () => {
+    const cases: Array<[string, string, string]> = [
+      ['what implements ChunkStore', 'implementations', 'ChunkStore'],
+      ['What implements ChunkStore protocol', 'implementations', 'ChunkStore'],
+      ['implementations of Reranker', 'implementations', 'Reranker'],
+      ['types conforming to Codable', 'implementations', 'Codable'],
+      ['implements Codable', 'implementations', 'Codable'],
+      ['ChunkStore protocol', 'protocol', 'ChunkStore'],
+      ['interface EmbeddingProvider', 'protocol', 'EmbeddingProvider'],
+      ['what is LexicalIndex', 'definition', 'LexicalIndex'],
+      ['where is runIndex defined?', 'definition', 'runIndex'],
+      ['definition of Segment', 'definition', 'Segment'],
+      ['who calls acquireIndexLock', 'callers', 'acquireIndexLock'],
+      ['usages of parseQuery', 'callers', 'parseQuery'],
+    ];
+    for (const [text, relation, name] of cases) assert.deepEqual(parseQuery(text).target, { relation, name }, text);
+    assert.equal(parseQuery('how do we merge segments').target, null);
+  });
+  it('recognises a bare identifier (plain, dotted, ::)', () => {
+    for (const t of ['getUserData', 'HTTPSConnection', 'Foo.bar', 'std::vector', 'user_manager']) assert.equal(parseQuery(t).form, 'identifier', t);
+    assert.equal(parseQuery('"getUserData"').form, 'natural', 'a quoted identifier is a phrase');
+  });
+  it('gives clear errors for invalid syntax, never an empty result', () => {
+    assert.throws(() => parseQuery('"unclosed phrase'), /Unclosed quote/);
+    assert.throws(() => parseQuery('x ""'), /Empty phrase/);
+    assert.throws(() => parseQuery('x lang:'), /needs a value/);
+    assert.throws(() => parseQuery('x lang:cobol'), /Unknown language 'cobol'.*Known languages: .*python/);
+    assert.throws(() => parseQuery('x kind:functon'), /Invalid chunk type 'functon' in kind:\. Valid types: .*function/);
+    assert.throws(() => parseQuery('lang:python'), /has filters but nothing to search for/);
+    assert.throws(() => parseQuery('   '), /Empty query/);
+  });
+  it('accepts known intents and ignores unknown ones (FR-028)', () => {
+    assert.equal(parseQuery('x', 'debug').intent, 'DEBUG');
+    assert.equal(parseQuery('x', 'summarize').intent, null);
+  });
+  it('matches path globs', () => {
+    const m = pathMatcher(['src/**/*.ts', 'lib/*.js']);
+    assert.ok(m('src/a/b.ts'));
+    assert.ok(m('lib/x.js'));
+    assert.ok(!m('lib/a/x.js'));
+    assert.ok(pathMatcher([])('anything'));
+  });
+  it('expands chunk type groups with the seed 003 error for typos', () => {
+    assert.deepEqual(expandChunkTypes(['FUNCTION', 'method'], '--type'), ['function', 'constructor', 'method']);
+    assert.throws(() => expandChunkTypes(['functon'], '--type'), /Invalid chunk type 'functon' in --type\. Valid types:/);
+  });
+});

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { symbolBoostStage, protocolInTopStage } from '../../../server/src/engine/ranking/stages/symbolBoosts';
+import { phrasePartitionStage } from '../../../server/src/engine/ranking/stages/phrases';
+import { compareCandidates } from '../../../server/src/engine/ranking/candidate';
+import { chunk, candidate, stageContext } from '../../support/chunks';
+
+const protocol = chunk({ kind: 'protocol', name: 'ChunkStore', content: 'protocol ChunkStore {\n  func save(_ c: Chunk)\n}' });
+const grdb = chunk({ kind: 'class', name: 'GRDBChunkStore', conformances: ['ChunkStore'], content: 'final class GRDBChunkStore: ChunkStore { }' });
+const method = chunk({ kind: 'method', name: 'save', symbol: 'GRDBChunkStore.save', container: 'GRDBChunkStore', content: 'func save(_ c: Chunk) { db.write(c) }' });
+const usage = chunk({ kind: 'class', name: 'Indexer', references: ['ChunkStore'], content: 'final class Indexer {\n  let store: ChunkStore\n}' });
+const ext = chunk({ kind: 'extension', name: 'User', conformances: ['Codable'], content: 'extension User: Codable {}' });
+const err = chunk({ kind: 'enum', name: 'USearchError', conformances: ['Error'], content: 'enum USearchError: Error { case notFound }' });
+const searcher = chunk({ kind: 'function', name: 'search', content: 'func search(_ q: String) -> [Result] { index.search(q) }' });
+
+describe('seed 000 symbol-aware boosts (stage level)', () => {
+  it('Boost rare term exact match: USearchError (rare, in symbols) ×2.0 and ranks above substring matches', () => {
+    const sub = chunk({ kind: 'function', name: 'handle', content: 'func handle() { throw USearchError.notFound }' });
+    const cands = [candidate(sub, 10), candidate(err, 8)];
+    symbolBoostStage.apply(stageContext('USearchError', { usearcherror: 2 }), cands);
+    const e = cands.find((c) => c.id === err.id)!;
+    assert.ok(e.explanation.some((l) => l.startsWith('×2 exact symbol')), e.explanation.join('\n'));
+    assert.ok(e.score > cands[0].score);
+  });
+  it('No boost for common terms: "search" seen in > 10 chunks keeps plain BM25', () => {
+    const c = candidate(searcher, 5);
+    symbolBoostStage.apply(stageContext('search', { search: 25 }), [c]);
+    assert.equal(c.score, 5);
+    assert.equal(c.explanation.length, 0);
+  });
+  it('Boost stacks with conformance boost: ChunkStore rare + type declaration conforming → 2.0 × 1.5 = 3.0', () => {
+    const conf = chunk({ kind: 'class', name: 'ChunkStoreCache', symbols: ['ChunkStoreCache', 'ChunkStore'], conformances: ['ChunkStore'], content: 'class ChunkStoreCache: ChunkStore {}' });
+    const c = candidate(conf, 1);
+    symbolBoostStage.apply(stageContext('ChunkStore', { chunkstore: 4 }), [c]);
+    assert.ok(Math.abs(c.score - 3.0) < 1e-9, c.explanation.join('\n'));
+  });
+  it('Type declaration ranked first: GRDBChunkStore ×1.5 over its method chunks', () => {
+    const cands = [candidate(method, 10), candidate(grdb, 9)];
+    symbolBoostStage.apply(stageContext('GRDBChunkStore', { grdbchunkstore: 3 }), cands);
+    cands.sort(compareCandidates);
+    assert.equal(cands[0].id, grdb.id);
+    assert.ok(cands[0].explanation.some((l) => l.includes('type declaration of GRDBChunkStore')));
+  });
+  it('Boost implementations / type declarations for "what implements ChunkStore" (×3.0, usage sites none)', () => {
+    const cands = [candidate(usage, 5), candidate(grdb, 5), candidate(protocol, 5)];
+    symbolBoostStage.apply(stageContext('what implements ChunkStore', { chunkstore: 40 }), cands);
+    assert.ok(Math.abs(cands[1].score - 15) < 1e-9, cands[1].explanation.join('\n'));
+    assert.equal(cands[0].score, 5, 'usage site not boosted');
+    cands.sort(compareCandidates);
+    assert.equal(cands[0].id, grdb.id);
+  });
+  it('Extension conformances included: "implements Codable" boosts extension User: Codable', () => {
+    const c = candidate(ext, 2);
+    symbolBoostStage.apply(stageContext('implements Codable', { codable: 30 }), [c]);
+    assert.ok(Math.abs(c.score - 6) < 1e-9);
+  });
+  it('Boost protocol definition: "ChunkStore protocol" ×1.3 for kind protocol', () => {
+    const c = candidate(protocol, 10);
+    symbolBoostStage.apply(stageContext('ChunkStore protocol', { chunkstore: 40 }), [c]);
+    assert.ok(c.explanation.some((l) => l.startsWith('×1.3 protocol definition')), c.explanation.join('\n'));
+  });
+  it('keeps the protocol definition in the top 3 of an implementations query', () => {
+    const impls = [1, 2, 3, 4].map((i) => chunk({ kind: 'class', name: `Store${i}`, conformances: ['ChunkStore'], content: `class Store${i}: ChunkStore {}` }));
+    const cands = [...impls.map((c) => candidate(c, 5)), candidate(protocol, 5)];
+    const ctx = stageContext('what implements ChunkStore', { chunkstore: 40 });
+    protocolInTopStage.apply(ctx, symbolBoostStage.apply(ctx, cands));
+    cands.sort(compareCandidates);
+    assert.ok(cands.slice(0, 3).some((c) => c.id === protocol.id));
+    assert.ok(cands.slice(0, 5).filter((c) => c.id !== protocol.id).length === 4);
+  });
+});
+
+describe('seed 001 phrase partition (stage level)', () => {
+  const a = chunk({ kind: 'function', name: 'pool', content: 'open a Connection Pool with a retry policy' });
+  const b = chunk({ kind: 'function', name: 'other', content: 'connection handling without pooling' });
+  const c = chunk({ kind: 'function', name: 'third', path: 'src/connection/pool.ts', content: 'export const x = 1' });
+  it('puts chunks containing every phrase first, in score order, then the rest in score order; nothing is dropped', () => {
+    const cands = [candidate(b, 9), candidate(a, 3), candidate(c, 5)];
+    phrasePartitionStage.apply(stageContext('"connection pool" retry'), cands);
+    cands.sort(compareCandidates);
+    assert.deepEqual(cands.map((x) => x.id), [a.id, b.id, c.id]);
+    assert.equal(cands.length, 3);
+  });
+  it('is case-insensitive, needs all phrases, and searches symbol and path too', () => {
+    const cands = [candidate(b, 9), candidate(a, 3), candidate(c, 5)];
+    phrasePartitionStage.apply(stageContext('"CONNECTION/POOL" x'), cands);
+    cands.sort(compareCandidates);
+    assert.equal(cands[0].id, c.id, 'the path matches');
+    const both = [candidate(a, 1), candidate(b, 9)];
+    phrasePartitionStage.apply(stageContext('"retry policy" "connection pool"'), both);
+    both.sort(compareCandidates);
+    assert.equal(both[0].id, a.id);
+    assert.match(both[1].explanation[0], /missing/);
+  });
+  it('does nothing without phrases', () => {
+    const cands = [candidate(a, 1)];
+    phrasePartitionStage.apply(stageContext('connection pool'), cands);
+    assert.equal(cands[0].group, undefined);
+  });
+});
