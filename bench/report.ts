@@ -47,6 +47,20 @@ export function renderBenchmarks(r: BenchResults, previous: string): string {
     out.push('', '</details>', '');
   }
 
+  const abl = r.corpora.filter((c) => c.ablation && Object.keys(c.ablation).length);
+  if (abl.length) {
+    out.push('### Ablation: MRR@10 of the Quarry pipeline with one ranking stage switched off', '');
+    const stages = [...new Set(abl.flatMap((c) => Object.values(c.ablation!).flatMap((x) => Object.keys(x))))];
+    out.push('| corpus | set | full pipeline | ' + stages.map((s) => `without ${s}`).join(' | ') + ' |', '|---|---|---|' + stages.map(() => '---|').join(''));
+    for (const c of abl) {
+      for (const [set, byStage] of Object.entries(c.ablation!)) {
+        const full = c.quality[set]?.['quarry-bm25']?.mrr10 ?? NaN;
+        out.push(`| ${c.corpus.name} | ${set} | ${f3(full)} | ` + stages.map((s) => (byStage[s] === undefined ? '–' : `${f3(byStage[s])} (${byStage[s] - full >= 0 ? '+' : ''}${(byStage[s] - full).toFixed(3)})`)).join(' | ') + ' |');
+      }
+    }
+    out.push('', 'A stage helps where switching it off lowers the score (negative difference). Stages that only act on some query forms (phrases, "what implements X") show no effect on sets without them; the seed suites below cover those.', '');
+  }
+
   if (r.fixture) {
     out.push('### Seed suite: 14-language fixture, expected definitions (`test/fixtures/polyglot/expected-definitions.json`)', '');
     out.push(`${r.fixture.queries} identifier queries, one per expected definition.`, '', '| system | P@1 | P@3 | P@5 |', '|---|---|---|---|');

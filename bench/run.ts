@@ -41,6 +41,8 @@ export interface CorpusResult {
   /** Dense phase per embedder: vectors written, time, and raw throughput on a fixed sample. */
   embedding?: Record<string, { vectors: number; embedded: number; phaseMs: number; sampleTexts: number; sampleMs: number; perSecond: number; queryEmbedP50Ms: number }>;
   latency: Record<string, LatencyReport>;
+  /** MRR@10 of Quarry (BM25 pipeline) with each ranking stage switched off, per query set. */
+  ablation?: Record<string, Record<string, number>>;
   notes: string[];
 }
 
@@ -187,6 +189,14 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
   for (const s of systems) await s.search('warm up query', 10);
   const { quality, latency: samples } = await evaluate(systems, prepared.queries);
 
+  // Ablation: the Quarry pipeline with one ranking stage off at a time.
+  const ablation: Record<string, Record<string, number>> = {};
+  for (const stage of ABLATED_STAGES) {
+    const sys = quarrySystem(engine, `without ${stage}`, [stage]);
+    const { quality: q } = await evaluate([sys], prepared.queries);
+    for (const [set, bySys] of Object.entries(q)) (ablation[set] ??= {})[stage] = bySys[sys.name].mrr10;
+  }
+
   const lat: Record<string, LatencyReport> = {};
   for (const [name, s] of Object.entries(samples)) lat[name === 'ripgrep' ? 'ripgrep (process per query)' : `${name} (in-process)`] = latency(s);
 
@@ -211,7 +221,7 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
   for (const s of systems) await s.close?.();
   for (const e of opened) await e.close();
   await engine.close();
-  return { corpus, index, quality, latency: lat, notes, embedding };
+  return { corpus, index, quality, latency: lat, notes, embedding, ablation };
 }
 
 /**
@@ -256,6 +266,9 @@ export interface FixtureResult {
   queries: number;
   systems: Record<string, { p1: number; p3: number; p5: number }>;
 }
+
+/** Ranking stages whose effect the ablation measures (see server/src/engine/ranking/pipeline.ts). */
+const ABLATED_STAGES = ['symbol-boosts', 'protocol-in-top-3', 'phrase-partition', 'code-intent', 'information-intent'];
 
 const queryTexts = new Map<string, string[]>();
 

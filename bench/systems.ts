@@ -24,12 +24,12 @@ export interface SearchSystem {
   close?(): Promise<void>;
 }
 
-export function quarrySystem(engine: Engine, name = 'quarry-bm25'): SearchSystem {
+export function quarrySystem(engine: Engine, name = 'quarry-bm25', disabledStages?: string[]): SearchSystem {
   return {
     name,
     sets: ['identifier', 'docstring'],
     async search(query, k) {
-      const res = await engine.search(query, { limit: k, includeTests: true });
+      const res = await engine.search(query, { limit: k, includeTests: true, explain: false, disabledStages });
       return res.matches.map((m) => ({ path: m.file.path, startLine: m.span[0], endLine: m.span[1] }));
     },
   };

@@ -91,6 +91,8 @@ export class Engine {
   private problems: string[] = [];
   private embedding: EmbeddingProvider | null = null;
   private reranker: Reranker | null = null;
+  /** Providers the engine built from configuration (and so closes); injected ones belong to the caller. */
+  private owned: Array<{ close(): Promise<void> }> = [];
 
   private constructor(
     readonly root: string,
@@ -140,8 +142,10 @@ export class Engine {
     }
     const engine = new Engine(root, quarryDir, config, store, lexical);
     engine.problems = problems;
-    engine.embedding = options.embedding !== undefined ? options.embedding : await fromConfig('embedding provider', problems, () => createEmbeddingProvider(config.embedding, { workspaceDir: root }));
-    engine.reranker = options.reranker !== undefined ? options.reranker : await fromConfig('reranker', problems, () => createReranker(config.rerank, { workspaceDir: root }));
+    if (options.embedding !== undefined) engine.embedding = options.embedding;
+    else if ((engine.embedding = await fromConfig('embedding provider', problems, () => createEmbeddingProvider(config.embedding, { workspaceDir: root })))) engine.owned.push(engine.embedding);
+    if (options.reranker !== undefined) engine.reranker = options.reranker;
+    else if ((engine.reranker = await fromConfig('reranker', problems, () => createReranker(config.rerank, { workspaceDir: root })))) engine.owned.push(engine.reranker);
     if (lexicalReset) await engine.tryRepairLexical();
     return engine;
   }
@@ -355,10 +359,10 @@ export class Engine {
     };
   }
 
+  /** Closes the store and the providers the engine created (injected providers stay open for their owner). */
   async close(): Promise<void> {
     await this.store.close();
-    await this.embedding?.close();
-    await this.reranker?.close();
+    for (const p of this.owned) await p.close();
   }
 }
 

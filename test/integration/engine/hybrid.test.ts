@@ -37,7 +37,7 @@ describe('hybrid retrieval with a real ONNX embedder (generated tiny model)', fu
   });
   afterEach(async () => {
     // The provider is shared across tests: close only the store side.
-    await (engine as unknown as { store: { close(): Promise<void> } }).store.close();
+    await engine.close();
     removeDir(root);
   });
   after(async () => provider.close());
@@ -80,7 +80,7 @@ describe('hybrid retrieval with a real ONNX embedder (generated tiny model)', fu
     const res = await staged.search('parse the json config file', { limit: 3 });
     assert.equal(res.matches[0].file.path, 'src/settings.py');
     assert.match(res.matches[0].explanation.join('\n'), /staged [\d.]+ = 0\.3·bm25 [\d.]+ \+ 0\.4·semantic/);
-    await (staged as unknown as { store: { close(): Promise<void> } }).store.close();
+    await staged.close();
     assert.throws(() => QuarryConfigSchema.parse({ retrieval: { stagedWeights: { bm25: 0.6, semantic: 0.6, activation: 0 } } }), /sum to 1/);
   });
 
@@ -107,7 +107,7 @@ describe('hybrid retrieval with a real ONNX embedder (generated tiny model)', fu
       assert.ok(!ident.search_strategy.includes('SEMANTIC_RERANK'));
       assert.equal(ident.matches[0].content.symbol, 'drawCircle');
     } finally {
-      await (withRerank as unknown as { store: { close(): Promise<void> } }).store.close();
+      await withRerank.close();
       await reranker.close();
     }
   });
