@@ -23,6 +23,7 @@ import { retrieve, DenseChannel } from './retrieval/hybrid';
 import type { EmbeddingProvider, Reranker } from './embedding/types';
 import { createEmbeddingProvider, createReranker } from './embedding/registry';
 import { rerankCandidates } from './retrieval/rerank';
+import { detectIntents } from './ranking/intents';
 import { backfillEmbeddings, EmbedProgress, EmbedSummary } from './indexer/embedder';
 import { chunkView } from './embedding/viewFor';
 import type { Candidate, SearchOptions } from './ranking/candidate';
@@ -282,7 +283,8 @@ export class Engine {
     const stats = {
       identifierFrequency: (identifier: string) => this.lexical.documentFrequency('ident', identifier.toLowerCase()),
     };
-    candidates = runStages(defaultStages(), { query: parsed, options, ranking: this.config.ranking, stats }, candidates, new Set(options.disabledStages ?? []));
+    const intent = detectIntents(parsed.text, options.intent);
+    candidates = runStages(defaultStages(), { query: parsed, options, ranking: this.config.ranking, stats, intent }, candidates, new Set(options.disabledStages ?? []));
     candidates.sort(compareCandidates);
     const strategy = [...retrieved.strategy];
     // Identifier queries keep their exact-name order; descriptions go through the reranker when there is one.
@@ -307,7 +309,7 @@ export class Engine {
     return {
       matches,
       summary: summary.slice(0, 1000),
-      query_intent: parsed.intent,
+      query_intent: intent.codeTask?.intentType ?? intent.information?.intent ?? null,
       total_matches: matched,
       total_results: matches.length,
       token_count: matches.reduce((n, m) => n + m.content.token_count, 0),

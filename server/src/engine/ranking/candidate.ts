@@ -7,6 +7,7 @@ import type { Chunk } from '../types';
 import type { TermMatch } from '../store/lexical/lexicalIndex';
 import type { ParsedQuery } from './query';
 import type { RankingConfig } from '../config/schema';
+import type { DetectedIntents, IntentAnnotations } from './intents';
 
 export interface Candidate {
   id: string;
@@ -24,6 +25,8 @@ export interface Candidate {
    * within a group, score decides. Undefined = 0.
    */
   group?: number;
+  /** What the intent stages did (seed 004: similarity_score, intent_bonus, rule; FR-019 factor). */
+  intent?: IntentAnnotations;
   explanation: string[];
 }
 
@@ -56,6 +59,8 @@ export interface StageContext {
   options: SearchOptions;
   ranking: RankingConfig;
   stats: IndexStats;
+  /** Intents detected once per search (or given explicitly); the intent stages read them. */
+  intent?: DetectedIntents;
 }
 
 export interface Stage {

@@ -53,10 +53,13 @@ export interface InfoBonus {
 
 const c = (intent: string, pattern: RegExp, weight: number, label: string): Cue => ({ intent, pattern, weight, label });
 
-/** Query cues per information intent. */
+/**
+ * Query cues per information intent. Nouns naming the information sought (results, method, usage,
+ * compare, difference, versus) weigh 1.2 and outrank the generic question frame "what is" (0.8).
+ */
 export const INFO_CUES: readonly Cue[] = [
   // RESULT: asks for outcomes, numbers.
-  c('RESULT', /\bresults?\b/, 1.0, 'results'),
+  c('RESULT', /\bresults?\b/, 1.2, 'results'),
   c('RESULT', /\baccura(cy|te)\b/, 0.8, 'accuracy'),
   c('RESULT', /\bhow (much|many)\b/, 0.8, 'how much'),
   c('RESULT', /\bpercent(age)?s?\b|%/, 0.9, 'percentage'),
@@ -64,7 +67,7 @@ export const INFO_CUES: readonly Cue[] = [
   c('RESULT', /\b(metrics?|benchmarks?|measured|measurements?)\b/, 0.7, 'metrics'),
   c('RESULT', /\b(scores?|numbers|statistics|stats)\b/, 0.6, 'numbers'),
   // METHOD: asks how something is done.
-  c('METHOD', /\bmethod(s|ology)?\b/, 1.0, 'method'),
+  c('METHOD', /\bmethod(s|ology)?\b/, 1.2, 'method'),
   c('METHOD', /\bapproach(es)?\b/, 0.9, 'approach'),
   c('METHOD', /\balgorithms?\b/, 0.9, 'algorithm'),
   c('METHOD', /\bpipelines?\b/, 0.8, 'pipeline'),
@@ -72,7 +75,7 @@ export const INFO_CUES: readonly Cue[] = [
   c('METHOD', /\b(procedure|process|technique)s?\b/, 0.7, 'procedure'),
   c('METHOD', /\bhow (does|do|is|are)\b.*\bwork/, 0.8, 'how ... work'),
   // API_USAGE: asks how to call something.
-  c('API_USAGE', /(?<!(memory|cpu|disk|resource) )\busage\b/, 1.0, 'usage'),
+  c('API_USAGE', /(?<!(memory|cpu|disk|resource) )\busage\b/, 1.2, 'usage'),
   c('API_USAGE', /\bhow (do i|to|can i|should i)\b.*\b(use|call|invoke)\b/, 1.0, 'how to use'),
   c('API_USAGE', /\bapi\b/, 0.8, 'api'),
   c('API_USAGE', /\b(syntax|signature|snippet)\b/, 0.8, 'syntax'),
@@ -82,15 +85,15 @@ export const INFO_CUES: readonly Cue[] = [
   c('API_USAGE', /\w\(\)/, 0.8, 'call()'),
   c('API_USAGE', /\b(use|using)\b/, 0.4, 'use'),
   // DEFINITION: asks what something is.
-  c('DEFINITION', /\bwhat (is|are)\b/, 1.0, 'what is'),
+  c('DEFINITION', /\bwhat (is|are)\b/, 0.8, 'what is'),
   c('DEFINITION', /\bdefin(e|es|ed|ition|itions)\b/, 1.0, 'define'),
   c('DEFINITION', /\b(meaning of|stands? for)\b/, 0.8, 'meaning of'),
   c('DEFINITION', /\b(overview|introduction|summary|abstract)\b/, 0.7, 'overview'),
   c('DEFINITION', /\bconcepts?\b/, 0.6, 'concept'),
   // COMPARISON: asks how things differ.
-  c('COMPARISON', /\bcompar\w*/, 1.0, 'compare'),
-  c('COMPARISON', /\b(differences?|differ|differs|different)\b/, 1.0, 'difference'),
-  c('COMPARISON', /\b(versus|vs)\b/, 1.0, 'versus'),
+  c('COMPARISON', /\bcompar\w*/, 1.2, 'compare'),
+  c('COMPARISON', /\b(differences?|differ|differs|different)\b/, 1.2, 'difference'),
+  c('COMPARISON', /\b(versus|vs)\b/, 1.2, 'versus'),
   c('COMPARISON', /\b(better|worse|faster|slower) than\b|\bwhich is better\b/, 0.9, 'better than'),
   c('COMPARISON', /\b(pros and cons|trade-?offs?)\b/, 0.9, 'trade-offs'),
 ];
