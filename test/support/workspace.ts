@@ -13,7 +13,7 @@ export function tempDir(prefix = 'quarry-test-'): string {
 
 /** Copies a fixture folder into a fresh temp directory and returns its path. */
 export function copyFixture(name: string): string {
-  const dir = tempDir(`quarry-${name}-`);
+  const dir = tempDir(`quarry-${name.replace(/[^\w-]+/g, '-')}-`);
   cpSync(join(REPO_ROOT, 'test', 'fixtures', name), dir, { recursive: true });
   return dir;
 }

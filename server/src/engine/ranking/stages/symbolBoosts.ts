@@ -1,12 +1,14 @@
 /**
  * Seed 000's symbol-aware boosts (multiplicative, so they stack as its scenarios state: 2.0 × 1.5 = 3.0):
  * - exact symbol ×2.0: a query identifier that is rare in the index (in fewer than `rareTermThreshold` chunks)
- *   and is one of the chunk's defined symbols; common terms get none and keep plain BM25;
+ *   and is one of the chunk's symbols — the names it defines or declares in its header (its conformances);
+ *   common terms get none and keep plain BM25;
  * - type declaration ×1.5: the chunk declares a type named by the query (bare identifier, "what is X");
  * - protocol kind ×1.3: the query targets a protocol ("X protocol", "interface X") and the chunk is one;
  * - conformance match ×1.5: a query identifier is among the chunk's conformances;
  * - conformance implementation ×3.0 (instead of the match boost): for "what implements X", a type declaration
- *   (or extension) conforming to X.
+ *   (class, struct, enum, protocol, ...) conforming to X; an extension or impl block that adds the conformance
+ *   gets the match boost (seed 000: "extension chunk is returned and ranked with conformance boost").
  * Each boost adds its line to the explanation.
  */
 import type { Candidate, Stage, StageContext } from '../candidate';
@@ -46,11 +48,13 @@ export const symbolBoostStage: Stage = {
     for (const c of candidates) {
       const chunk = c.chunk;
       if (!chunk) continue;
-      const symbols = new Set(chunk.symbols.map((s) => s.toLowerCase()));
+      const defined = new Set(chunk.symbols.map((s) => s.toLowerCase()));
+      const declared = new Set(chunk.conformances.map((s) => s.toLowerCase()));
       for (const n of lower) {
         const df = rare.get(n)!;
-        if (df < b.rareTermThreshold && symbols.has(n)) {
-          boost(c, b.exactSymbol, `exact symbol: '${n}' is rare (${df} chunk${df === 1 ? '' : 's'} < ${b.rareTermThreshold}) and defined here`);
+        if (df < b.rareTermThreshold && (defined.has(n) || declared.has(n))) {
+          const where = defined.has(n) ? 'defined here' : 'named in this declaration';
+          boost(c, b.exactSymbol, `exact symbol: '${n}' is rare (${df} chunk${df === 1 ? '' : 's'} < ${b.rareTermThreshold}) and ${where}`);
           break;
         }
       }
@@ -64,7 +68,7 @@ export const symbolBoostStage: Stage = {
       const implementsQuery = target?.relation === 'implementations';
       const hit = lower.find((n) => conf.includes(n));
       if (hit) {
-        if (implementsQuery && TYPE_DECLARATION_KINDS.has(chunk.kind)) {
+        if (implementsQuery && TYPE_DECLARATION_KINDS.has(chunk.kind) && chunk.kind !== 'extension' && chunk.kind !== 'impl') {
           boost(c, b.conformanceImplementation, `implementation: ${chunk.kind} ${chunk.name || chunk.symbol} conforms to ${hit}`);
         } else {
           boost(c, b.conformanceMatch, `conformance match: conforms to ${hit}`);
