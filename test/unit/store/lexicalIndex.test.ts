@@ -10,7 +10,7 @@ import { partTokens } from '../../../server/src/engine/tokenize/codeTokenizer';
 const P = { k1: 1.5, b: 0.75 };
 
 function doc(id: string, path: string, body: string, name = ''): LexicalDoc {
-  return { id, path, fields: { name: name ? [name] : [], symbols: [], ident: [], body: partTokens(body), path: partTokens(path) } };
+  return { id, path, fields: { name: name ? [name] : [], symbols: [], ident: [], body: partTokens(body), path: partTokens(path), stem: [] } };
 }
 const body = (tokens: string[]): QueryTerm[] => tokens.map((token) => ({ field: 'body', token, weight: 1 }));
 

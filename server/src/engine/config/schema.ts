@@ -52,6 +52,7 @@ const FieldWeightsSchema = z
     ident: z.number().min(0),
     body: z.number().min(0),
     path: z.number().min(0),
+    stem: z.number().min(0),
   })
   .strict();
 
@@ -63,15 +64,17 @@ export const Bm25ConfigSchema = z
      * Per-field weights, one profile per query form. `name` is the chunk's main symbol, `symbols` every name it
      * defines, `ident` whole identifiers in the text, `body` identifier parts and words, `path` the file path.
      */
+    /** Weight of English function words ("how", "to", "the") in natural-language queries (they stay indexed). */
+    functionWordWeight: z.number().min(0).max(1).default(0.2),
     fieldWeights: z
       .object({
-        identifier: FieldWeightsSchema.default({ name: 4.0, symbols: 2.0, ident: 1.5, body: 0.5, path: 1.0 }),
-        natural: FieldWeightsSchema.default({ name: 1.5, symbols: 1.0, ident: 0.5, body: 1.0, path: 1.0 }),
+        identifier: FieldWeightsSchema.default({ name: 4.0, symbols: 2.0, ident: 1.5, body: 0.5, path: 1.0, stem: 0 }),
+        natural: FieldWeightsSchema.default({ name: 1.5, symbols: 1.0, ident: 0.5, body: 1.0, path: 1.0, stem: 0.8 }),
       })
       .strict()
       .default({
-        identifier: { name: 4.0, symbols: 2.0, ident: 1.5, body: 0.5, path: 1.0 },
-        natural: { name: 1.5, symbols: 1.0, ident: 0.5, body: 1.0, path: 1.0 },
+        identifier: { name: 4.0, symbols: 2.0, ident: 1.5, body: 0.5, path: 1.0, stem: 0 },
+        natural: { name: 1.5, symbols: 1.0, ident: 0.5, body: 1.0, path: 1.0, stem: 0.8 },
       }),
   })
   .strict();

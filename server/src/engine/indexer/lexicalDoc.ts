@@ -5,16 +5,17 @@
  * - ident:   whole identifiers of the text, normalized (`parse_config` = `parseConfig` → parseconfig)
  * - body:    identifier parts and words of the text, doc comment included (natural-language matching)
  * - path:    parts of the file path
+ * - stem:    English stems of the body's words (natural-language queries only)
  */
 import type { Chunk } from '../types';
 import type { LexicalDoc } from '../store/lexical/segment';
-import { identifierTokens, nameTokens, partTokens } from '../tokenize/codeTokenizer';
+import { identifierTokens, nameTokens, partTokens, stemTokens } from '../tokenize/codeTokenizer';
 
 /**
  * Names the tokenization below. Change it whenever tokens or fields change: indexes built with another
  * value are rebuilt from the chunk store instead of being searched with mismatched terms.
  */
-export const LEXICAL_ANALYZER = 'fields5-exact-loose-v2';
+export const LEXICAL_ANALYZER = 'fields6-exact-loose-stem-v3';
 
 export function lexicalDocForChunk(chunk: Chunk): LexicalDoc {
   const names = [chunk.symbol, ...chunk.symbols].filter(Boolean).join(' ');
@@ -28,6 +29,7 @@ export function lexicalDocForChunk(chunk: Chunk): LexicalDoc {
       ident: identifierTokens(text),
       body: partTokens(text),
       path: partTokens(chunk.path),
+      stem: stemTokens(text),
     },
   };
 }

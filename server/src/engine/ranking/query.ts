@@ -13,10 +13,11 @@
  * query. Invalid syntax is an error that names the problem, never a silent empty result.
  */
 import picomatch from 'picomatch';
-import { identifierParts, identifierTokens, isIdentifierLike, exactNameToken, looseNameToken, partTokens, words } from '../tokenize/codeTokenizer';
+import { FUNCTION_WORDS, identifierParts, identifierTokens, isIdentifierLike, exactNameToken, looseNameToken, partTokens, stemTokens, words } from '../tokenize/codeTokenizer';
 import type { FieldWeights } from '../config/schema';
 import type { QueryTerm } from '../store/lexical/lexicalIndex';
 import { INTENT_TYPES } from '../api/results';
+import { expansionsOf } from '../tokenize/abbreviations';
 import { knownLanguageIds } from '../languages';
 import { CHUNK_KINDS } from '../types';
 
@@ -211,11 +212,17 @@ export function pathMatcher(globs: readonly string[]): (path: string) => boolean
  * `dispatchParcel` must not make `ParcelCarrier` look like a definition), and by parts in body and path.
  * A natural-language query matches names by their parts.
  */
-export function lexicalTerms(q: ParsedQuery, weights: { identifier: FieldWeights; natural: FieldWeights }): QueryTerm[] {
+export function lexicalTerms(q: ParsedQuery, weights: { identifier: FieldWeights; natural: FieldWeights }, functionWordWeight = 0.2): QueryTerm[] {
   const w = weights[q.form];
   const terms: QueryTerm[] = [];
+  const natural = q.form === 'natural';
   const push = (field: QueryTerm['field'], tokens: string[], factor = 1) => {
-    for (const token of tokens) terms.push({ field, token, weight: w[field] * factor });
+    for (const token of tokens) {
+      if (w[field] <= 0) continue;
+      // Function words of a description count little (they are still matched: seed 003 keeps stop words).
+      const fw = natural && FUNCTION_WORDS.has(token) ? functionWordWeight : 1;
+      terms.push({ field, token, weight: w[field] * factor * fw });
+    }
   };
   // A name as written counts fully; the same name in another convention (parse_config for parseConfig) half.
   const names = (list: string[]) => {
@@ -241,5 +248,22 @@ export function lexicalTerms(q: ParsedQuery, weights: { identifier: FieldWeights
   push('ident', identifierTokens(q.text));
   push('body', partTokens(q.text));
   push('path', partTokens(q.text));
+  // Descriptions (and a lone lower-case word, which may be English: "authentication") also meet other
+  // inflections through the stemmed field, and abbreviations both ways (authentication ↔ auth), at less weight.
+  const englishWord = q.form === 'identifier' && /^[a-z]{4,}$/.test(q.text);
+  if (natural || englishWord) {
+    const stemWeight = weights.natural.stem * (natural ? 1 : 0.5);
+    const add = (tokens: string[], factor: number) => {
+      for (const token of tokens) {
+        const fw = FUNCTION_WORDS.has(token) ? functionWordWeight : 1;
+        terms.push({ field: 'stem', token, weight: stemWeight * factor * fw });
+      }
+    };
+    add(stemTokens(q.text), 1);
+    const expanded = partTokens(q.text).flatMap((t) => expansionsOf(t));
+    add(expanded.flatMap((e) => stemTokens(e)), 0.5);
+    // A name built from the abbreviation (`AuthMiddleware` for "authentication") is a strong hint too.
+    for (const e of expanded) terms.push({ field: 'name', token: e, weight: weights.natural.name * 0.5 });
+  }
   return terms;
 }

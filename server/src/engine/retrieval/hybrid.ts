@@ -50,7 +50,7 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   const cfg = ctx.retrieval;
   const warnings: string[] = [];
   const k1 = Math.max(limit * 3, cfg.stage1TopK);
-  const { hits, matched } = ctx.lexical.search(lexicalTerms(q, ctx.bm25.fieldWeights), k1, ctx.bm25, accept);
+  const { hits, matched } = ctx.lexical.search(lexicalTerms(q, ctx.bm25.fieldWeights, ctx.bm25.functionWordWeight), k1, ctx.bm25, accept);
 
   // Dense channel (query embedding + kNN), unless fusion is off.
   let qvec: Float32Array | undefined;

@@ -11,6 +11,9 @@
  *   helps natural-language queries, whole identifiers help identifier queries).
  */
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const porter2 = require('wink-porter2-stemmer') as (word: string) => string;
+
 const WORD = /[\p{L}\p{N}_]+/gu;
 /** Split points inside a word: lower→Upper, ACRONYM→Word, letter↔digit. */
 const HUMP = /(?<=[\p{Ll}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=[\p{L}])(?=\p{N})|(?<=\p{N})(?=\p{L})/u;
@@ -119,6 +122,29 @@ export function nameTokens(text: string): string[] {
   for (const q of text.match(/[\p{L}\p{N}_$]+(?:(?:\.|::)[\p{L}\p{N}_$]+)+/gu) ?? []) out.push(exactNameToken(q), looseNameToken(q));
   return out;
 }
+
+/**
+ * English stems of the identifier parts and words (Porter2: users → user, retried/retry → retri, indexing →
+ * index). Only the separate `stem` field of the lexical index uses them, and only natural-language queries
+ * search it: identifiers still match exactly (seed 003 rules stemming out for them), while descriptions
+ * written with other inflections than the code ("how are results combined" vs `combine`) still meet it.
+ */
+export function stemTokens(text: string): string[] {
+  const out: string[] = [];
+  for (const p of partTokens(text)) out.push(/^[a-z]{4,}$/.test(p) ? porter2(p) : p);
+  return out;
+}
+
+/**
+ * English function words. They are indexed like any word (seed 003: no stop-word removal, `get_the_user` must
+ * match), but in a natural-language QUERY they carry little of its meaning, so they get a small weight.
+ */
+export const FUNCTION_WORDS: ReadonlySet<string> = new Set([
+  'a', 'an', 'the', 'to', 'of', 'in', 'on', 'at', 'for', 'with', 'by', 'from', 'into', 'and', 'or', 'but', 'not', 'no',
+  'is', 'are', 'was', 'were', 'be', 'been', 'do', 'does', 'did', 'how', 'what', 'which', 'who', 'when', 'where', 'why',
+  'it', 'its', 'this', 'that', 'these', 'those', 'can', 'could', 'should', 'would', 'will', 'i', 'we', 'you', 'my', 'our',
+  'there', 'their', 'if', 'then', 'so', 'as', 'all', 'any', 'some', 'me', 'us', 'one', 'about', 'up', 'out', 'get',
+]);
 
 /** True when the text is one bare identifier (optionally dotted/qualified): `getUserData`, `Foo.bar`, `foo::Bar`. */
 export function isIdentifierLike(text: string): boolean {

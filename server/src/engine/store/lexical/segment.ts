@@ -17,9 +17,9 @@
  */
 import { crc32 } from 'node:zlib';
 
-export const FIELDS = ['name', 'symbols', 'ident', 'body', 'path'] as const;
+export const FIELDS = ['name', 'symbols', 'ident', 'body', 'path', 'stem'] as const;
 export type Field = (typeof FIELDS)[number];
-export const FIELD_CODE: Record<Field, string> = { name: 'n', symbols: 's', ident: 'i', body: 'b', path: 'p' };
+export const FIELD_CODE: Record<Field, string> = { name: 'n', symbols: 's', ident: 'i', body: 'b', path: 'p', stem: 't' };
 
 const MAGIC = 'QLX2';
 const MAX_TF = 0xffff;
