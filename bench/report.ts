@@ -61,6 +61,12 @@ export function renderBenchmarks(r: BenchResults, previous: string): string {
     out.push('', 'A stage helps where switching it off lowers the score (negative difference). Stages that only act on some query forms (phrases, "what implements X") show no effect on sets without them; the seed suites below cover those.', '');
   }
 
+  if (r.reference) {
+    out.push('### Seed suite: reference queries on Quarry\'s own code (seed 002 FR-036, `test/fixtures/reference-queries.yml`)', '');
+    out.push(`${r.reference.queries} queries covering every intent, BM25 pipeline, tests excluded: **P@3 ${(r.reference.p3 * 100).toFixed(0)}%** (target ≥ 70%), **P@5 ${(r.reference.p5 * 100).toFixed(0)}%** (target ≥ 80%).`, '');
+    if (r.reference.misses.length) out.push('Outside the top 5 (rank: query):', '', ...r.reference.misses.map((m) => `- ${m}`), '');
+  }
+
   if (r.fixture) {
     out.push('### Seed suite: 14-language fixture, expected definitions (`test/fixtures/polyglot/expected-definitions.json`)', '');
     out.push(`${r.fixture.queries} identifier queries, one per expected definition.`, '', '| system | P@1 | P@3 | P@5 |', '|---|---|---|---|');

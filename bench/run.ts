@@ -19,6 +19,7 @@ import type { EmbeddingProvider } from '../server/src/engine/embedding/types';
 import { defaultConfig } from '../server/src/engine/config/schema';
 import { chunkView } from '../server/src/engine/embedding/viewFor';
 import { renderBenchmarks } from './report';
+import { copyRepository, runReferenceSuite } from '../test/support/referenceSuite';
 import { GrowthPoint, growthCurve, growthSources } from './growth';
 
 const REPO = join(__dirname, '..');
@@ -53,6 +54,8 @@ export interface BenchResults {
   command: string;
   corpora: CorpusResult[];
   fixture?: FixtureResult;
+  /** Seed 002 FR-036 reference suite on Quarry's own code. */
+  reference?: { queries: number; p3: number; p5: number; misses: string[] };
   growth?: GrowthPoint[];
   skipped: string[];
 }
@@ -381,6 +384,19 @@ async function main(): Promise<void> {
     });
   } catch (e) {
     skipped.push(`growth curve: ${(e as Error).message.split('\n')[0]}`);
+  }
+  try {
+    log('seed suite: FR-036 reference queries on Quarry\'s own code');
+    const dir = join(CACHE_DIR, 'reference-repo');
+    rmSync(dir, { recursive: true, force: true });
+    copyRepository(REPO, dir);
+    const engine = await Engine.open(dir, { embedding: null, reranker: null });
+    await engine.index();
+    const r = await runReferenceSuite(engine, REPO);
+    results.reference = { queries: r.results.length, p3: r.p3, p5: r.p5, misses: r.results.filter((x) => !x.rank || x.rank > 5).map((x) => `${x.rank || '>10'}: ${x.query.query}`) };
+    await engine.close();
+  } catch (e) {
+    skipped.push(`reference suite: ${(e as Error).message.split('\n')[0]}`);
   }
   try {
     log('seed suite: polyglot fixture definitions');
