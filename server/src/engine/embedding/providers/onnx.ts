@@ -5,17 +5,14 @@
  * Offline by default (`allowRemoteModels: false`). Model id: `onnx:<dir name>@<sha256(model file)[:12]>`.
  */
 import { EmbeddingProvider, ProviderHealth, ProviderUnavailableError } from '../types';
+import { LocalCallStats } from '../localStats';
 import { OnnxEmbeddingConfig, OnnxEmbeddingConfigSchema } from '../config';
 import { loadLocalModel, resolveModelDir, ResolvedModelDir } from '../localModel';
 import { normalize } from '../vector';
 
 export class OnnxEmbeddingProvider implements EmbeddingProvider {
   readonly kind = 'local' as const;
-  private requests = 0;
-  private errors = 0;
-  private lastLatencyMs: number | null = null;
-  private lastError?: string;
-  private closed = false;
+  private readonly stats = new LocalCallStats();
   private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(
@@ -57,7 +54,7 @@ export class OnnxEmbeddingProvider implements EmbeddingProvider {
   }
 
   private async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    if (this.closed) throw new Error('onnx provider is closed');
+    if (this.stats.closed) throw new Error('onnx provider is closed');
     if (texts.length === 0) return [];
     // Batches of similar length waste less on padding.
     const order = texts.map((_, i) => i);
@@ -81,7 +78,7 @@ export class OnnxEmbeddingProvider implements EmbeddingProvider {
 
   private async forward(texts: string[]): Promise<Float32Array[]> {
     const t0 = performance.now();
-    this.requests++;
+    this.stats.requests++;
     try {
       const inputs = this.tokenizer(texts.map((t) => t || ' '), { padding: true, truncation: true, max_length: this.maxInputTokens });
       const output = await this.model(inputs);
@@ -108,29 +105,21 @@ export class OnnxEmbeddingProvider implements EmbeddingProvider {
       }
       for (const t of Object.values(inputs) as any[]) t?.dispose?.();
       for (const t of Object.values(output) as any[]) t?.dispose?.();
-      this.lastLatencyMs = Math.round(performance.now() - t0);
+      this.stats.ok(t0);
       return vecs;
     } catch (err) {
-      this.errors++;
-      this.lastError = (err as Error).message;
+      this.stats.fail(err);
       throw err;
     }
   }
 
   health(): ProviderHealth {
-    return {
-      status: this.closed ? 'down' : 'up',
-      circuit: 'closed',
-      lastLatencyMs: this.lastLatencyMs,
-      requests: this.requests,
-      errors: this.errors,
-      ...(this.lastError !== undefined ? { lastError: this.lastError } : {}),
-    };
+    return this.stats.health();
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.stats.closed) return;
+    this.stats.closed = true;
     await this.queue;
     await this.model?.dispose?.();
   }

@@ -5,6 +5,7 @@
  * Id: `local-use:use-lite-512`.
  */
 import { EmbeddingProvider, ProviderHealth, ProviderUnavailableError } from '../types';
+import { LocalCallStats } from '../localStats';
 import { UseEmbeddingConfig, UseEmbeddingConfigSchema } from '../config';
 import { toNormalizedFloat32 } from '../vector';
 
@@ -42,11 +43,7 @@ export class UseEmbeddingProvider implements EmbeddingProvider {
   /** Nominal; inputs are cut at `maxInputChars`. */
   readonly maxInputTokens = 512;
   readonly kind = 'local' as const;
-  private requests = 0;
-  private errors = 0;
-  private lastLatencyMs: number | null = null;
-  private lastError?: string;
-  private closed = false;
+  private readonly stats = new LocalCallStats();
   private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(private readonly model: UseModel, private readonly cfg: UseEmbeddingConfig) {}
@@ -57,7 +54,7 @@ export class UseEmbeddingProvider implements EmbeddingProvider {
   }
 
   async embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    if (this.closed) throw new Error('local-use provider is closed');
+    if (this.stats.closed) throw new Error('local-use provider is closed');
     const out: Float32Array[] = [];
     for (let s = 0; s < texts.length; s += this.cfg.batchSize) {
       signal?.throwIfAborted();
@@ -85,32 +82,24 @@ export class UseEmbeddingProvider implements EmbeddingProvider {
 
   private async forward(batch: string[]): Promise<Float32Array[]> {
     const t0 = performance.now();
-    this.requests++;
+    this.stats.requests++;
     try {
       const vecs = await this.model.embed(batch);
-      this.lastLatencyMs = Math.round(performance.now() - t0);
+      this.stats.ok(t0);
       return vecs.map((v) => toNormalizedFloat32(v));
     } catch (err) {
-      this.errors++;
-      this.lastError = (err as Error).message;
+      this.stats.fail(err);
       throw err;
     }
   }
 
   health(): ProviderHealth {
-    return {
-      status: this.closed ? 'down' : 'up',
-      circuit: 'closed',
-      lastLatencyMs: this.lastLatencyMs,
-      requests: this.requests,
-      errors: this.errors,
-      ...(this.lastError !== undefined ? { lastError: this.lastError } : {}),
-    };
+    return this.stats.health();
   }
 
   /** The shared model stays loaded for other instances. */
   async close(): Promise<void> {
-    this.closed = true;
+    this.stats.closed = true;
     await this.queue;
   }
 }

@@ -4,16 +4,13 @@
  * raw logit (higher is more relevant). Id: `cross-encoder:<dir name>@<sha256(model file)[:12]>`.
  */
 import { ProviderHealth, ProviderUnavailableError, Reranker, RerankResult } from '../types';
+import { LocalCallStats } from '../localStats';
 import { CrossEncoderRerankConfig, CrossEncoderRerankConfigSchema } from '../config';
 import { loadLocalModel, resolveModelDir, ResolvedModelDir } from '../localModel';
 
 export class CrossEncoderReranker implements Reranker {
   readonly kind = 'local' as const;
-  private requests = 0;
-  private errors = 0;
-  private lastLatencyMs: number | null = null;
-  private lastError?: string;
-  private closed = false;
+  private readonly stats = new LocalCallStats();
   private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(
@@ -42,7 +39,7 @@ export class CrossEncoderReranker implements Reranker {
   }
 
   async rerank(query: string, documents: string[], topK: number, signal?: AbortSignal): Promise<RerankResult[]> {
-    if (this.closed) throw new Error('cross-encoder reranker is closed');
+    if (this.stats.closed) throw new Error('cross-encoder reranker is closed');
     if (documents.length === 0 || topK <= 0) return [];
     const scores = new Array<number>(documents.length);
     for (let s = 0; s < documents.length; s += this.cfg.batchSize) {
@@ -65,7 +62,7 @@ export class CrossEncoderReranker implements Reranker {
 
   private async score(query: string, docs: string[]): Promise<number[]> {
     const t0 = performance.now();
-    this.requests++;
+    this.stats.requests++;
     try {
       const inputs = this.tokenizer(
         docs.map(() => query || ' '),
@@ -78,29 +75,21 @@ export class CrossEncoderReranker implements Reranker {
       const out = Array.from({ length: batch! }, (_, b) => (labels === 1 ? data[b]! : data[b * labels! + labels! - 1]! - data[b * labels!]!));
       for (const t of Object.values(inputs) as any[]) t?.dispose?.();
       logits.dispose?.();
-      this.lastLatencyMs = Math.round(performance.now() - t0);
+      this.stats.ok(t0);
       return out;
     } catch (err) {
-      this.errors++;
-      this.lastError = (err as Error).message;
+      this.stats.fail(err);
       throw err;
     }
   }
 
   health(): ProviderHealth {
-    return {
-      status: this.closed ? 'down' : 'up',
-      circuit: 'closed',
-      lastLatencyMs: this.lastLatencyMs,
-      requests: this.requests,
-      errors: this.errors,
-      ...(this.lastError !== undefined ? { lastError: this.lastError } : {}),
-    };
+    return this.stats.health();
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.stats.closed) return;
+    this.stats.closed = true;
     await this.queue;
     await this.model?.dispose?.();
   }
