@@ -10,7 +10,7 @@
  * outdated parts are detected on open and rebuilt by the next `index()`.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { QuarryConfig } from './config/schema';
 import { loadConfig } from './config/load';
 import { ChunkStore } from './store/chunkStore';
@@ -20,6 +20,10 @@ import { acquireIndexLock, IndexLockedError, readLock, LockInfo } from './indexe
 import { LEXICAL_ANALYZER, lexicalDocForChunk } from './indexer/lexicalDoc';
 import { expandChunkTypes, parseQuery, pathMatcher } from './ranking/query';
 import { retrieve, DenseChannel } from './retrieval/hybrid';
+import { matchSymbols, SymbolEntry, SymbolHit } from './symbols';
+import { WriteQueue } from './store/writeQueue';
+import { chunkFile } from './chunking';
+import { createHash } from 'node:crypto';
 import type { EmbeddingProvider, Reranker } from './embedding/types';
 import { createEmbeddingProvider, createReranker } from './embedding/registry';
 import { rerankCandidates } from './retrieval/rerank';
@@ -94,6 +98,9 @@ export class Engine {
   private reranker: Reranker | null = null;
   /** Providers the engine built from configuration (and so closes); injected ones belong to the caller. */
   private owned: Array<{ close(): Promise<void> }> = [];
+  /** Index runs, file updates and buffer overlays, one at a time. */
+  private readonly writes = new WriteQueue();
+  private symbolTable?: Promise<SymbolEntry[]>;
 
   private constructor(
     readonly root: string,
@@ -161,6 +168,11 @@ export class Engine {
    * IndexLockedError. Also repairs a lexical index that disagrees with the chunk store.
    */
   async index(options: EngineIndexOptions = {}): Promise<EngineIndexSummary> {
+    return this.writes.run(() => this.indexNow(options));
+  }
+
+  private async indexNow(options: EngineIndexOptions): Promise<EngineIndexSummary> {
+    this.symbolTable = undefined;
     const release = acquireIndexLock(this.quarryDir);
     try {
       await this.repairLexical();
@@ -187,6 +199,53 @@ export class Engine {
     } finally {
       release();
     }
+  }
+
+  /**
+   * Re-indexes just these workspace-relative paths (changed, created or deleted on disk): file-watch events and
+   * saves. Much cheaper than a run over the workspace; the dense phase embeds what changed.
+   */
+  async updateFiles(paths: string[], options: EngineIndexOptions = {}): Promise<EngineIndexSummary> {
+    const rel = [...new Set(paths.map((p) => toRelative(this.root, p)))].filter((p): p is string => p !== undefined);
+    return this.index({ ...options, paths: rel });
+  }
+
+  /**
+   * Makes an editor's unsaved buffer searchable: its text replaces the file's chunks until the buffer is saved or
+   * closed (`null`), when the file on disk counts again. The file record is marked stale so that the next run
+   * re-reads the disk version.
+   */
+  async setBuffer(path: string, text: string | null): Promise<void> {
+    const rel = toRelative(this.root, path);
+    if (rel === undefined) return;
+    if (text === null) {
+      await this.updateFiles([rel]);
+      return;
+    }
+    const lang = languageForPath(rel, this.config.discovery.extraExtensions);
+    if (!lang) return;
+    await this.writes.run(async () => {
+      this.symbolTable = undefined;
+      const release = acquireIndexLock(this.quarryDir);
+      try {
+        const chunks = await chunkFile({ path: rel, language: lang.id, content: text }, this.config.chunking);
+        await this.store.replacePaths([rel], chunks);
+        this.lexical.removePaths([rel]);
+        this.lexical.add(chunks.map(lexicalDocForChunk));
+        await this.lexical.commit();
+        await this.store.putFiles([
+          { path: rel, size: -1, mtimeMs: 0, hash: `buffer:${createHash('sha256').update(text).digest('hex')}`, language: lang.id, chunkCount: chunks.length, indexedAt: Date.now() },
+        ]);
+      } finally {
+        release();
+      }
+    });
+  }
+
+  /** Workspace symbols matching a query: exact > prefix > camel-hump > fuzzy (LSP workspace/symbol). */
+  async symbols(query: string, limit = 100): Promise<SymbolHit[]> {
+    this.symbolTable ??= this.store.symbolEntries();
+    return matchSymbols(await this.symbolTable, query, limit);
   }
 
   private readState(): EngineState | undefined {
@@ -376,6 +435,13 @@ async function fromConfig<T>(what: string, problems: string[], make: () => Promi
     problems.push(`${what} unavailable (${(e as Error).message}); searching with BM25 only`);
     return null;
   }
+}
+
+/** Workspace-relative forward-slash path of an absolute or relative path inside the root; undefined outside. */
+function toRelative(root: string, p: string): string | undefined {
+  const abs = resolve(root, p);
+  const rel = relative(root, abs).split(sep).join('/');
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : undefined;
 }
 
 function matchTypeOf(c: Candidate): CodeMatchType {

@@ -9,7 +9,8 @@
 import { createHash } from 'node:crypto';
 import type { QuarryConfig } from '../config/schema';
 import type { Chunk, DiscoveredFile, SkipReason } from '../types';
-import { discover, readTextFile } from '../discovery';
+import { classifyPath, discover, readTextFile } from '../discovery';
+import type { DiscoveryResult } from '../discovery';
 import { chunkFile } from '../chunking';
 import type { ChunkStore, FileRecord } from '../store/chunkStore';
 import type { LexicalIndex } from '../store/lexical/lexicalIndex';
@@ -59,6 +60,11 @@ export interface IndexOptions {
   onProgress?: (p: IndexProgress) => void;
   /** Files per committed batch. */
   batchSize?: number;
+  /**
+   * Only these workspace-relative paths (file-watch events, saves): each is classified by the same rules as a
+   * full discovery, and a path that no longer qualifies (deleted, now ignored) loses its chunks.
+   */
+  paths?: string[];
 }
 
 export interface IndexTarget {
@@ -87,13 +93,15 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     await lexical.commit();
   }
 
-  const found = await discover(root, config.discovery, {
-    signal: options.signal,
-    onFile: (n) => {
-      progress.filesDiscovered = n;
-      if (n % 500 === 0) report();
-    },
-  });
+  const found = options.paths
+    ? await classifyPaths(root, config, options.paths)
+    : await discover(root, config.discovery, {
+        signal: options.signal,
+        onFile: (n) => {
+          progress.filesDiscovered = n;
+          if (n % 500 === 0) report();
+        },
+      });
   progress.filesDiscovered = found.files.length;
 
   const summary: IndexSummary = {
@@ -105,7 +113,8 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
 
   const records = await store.fileRecords();
   const discovered = new Set(found.files.map((f) => f.path));
-  const removed = [...records.keys()].filter((p) => !discovered.has(p));
+  const scope = options.paths ? new Set(options.paths) : undefined;
+  const removed = [...records.keys()].filter((p) => !discovered.has(p) && (!scope || scope.has(p)));
   const candidates = found.files.filter((f) => {
     const rec = records.get(f.path);
     return !rec || rec.size !== f.size || rec.mtimeMs !== f.mtimeMs;
@@ -164,12 +173,25 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   progress.phase = 'finalizing';
   progress.currentFile = undefined;
   report();
-  await store.maintain();
+  // Compaction and index building are for whole runs; per-file updates (editor saves) stay fast.
+  if (!options.paths) await store.maintain();
   const counts = await store.counts();
   summary.totalFiles = counts.files;
   summary.totalChunks = counts.chunks;
   summary.durationMs = Date.now() - started;
   return summary;
+}
+
+/** Discovery restricted to some paths: the same rules, one path at a time. */
+async function classifyPaths(root: string, config: QuarryConfig, paths: string[]): Promise<DiscoveryResult> {
+  const result: DiscoveryResult = { files: [], skipped: [], unknownExtensions: {}, totalSeen: 0 };
+  for (const p of [...new Set(paths)].sort()) {
+    const c = await classifyPath(root, p, config.discovery);
+    result.totalSeen++;
+    if ('absPath' in c) result.files.push(c);
+    else result.skipped.push(c);
+  }
+  return result;
 }
 
 type FileOutcome =

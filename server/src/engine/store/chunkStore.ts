@@ -292,6 +292,21 @@ export class ChunkStore {
     return out;
   }
 
+  /** Main symbol of every chunk that has one (for the workspace symbol table). */
+  async symbolEntries(): Promise<Array<{ name: string; symbol: string; kind: string; container: string; path: string; startLine: number; endLine: number }>> {
+    const out: Array<{ name: string; symbol: string; kind: string; container: string; path: string; startLine: number; endLine: number }> = [];
+    const cols = ['name', 'symbol', 'kind', 'container', 'path', 'start_line', 'end_line'];
+    for await (const rb of this.chunks.query().select(cols).limit(Number.MAX_SAFE_INTEGER)) {
+      const [n, s, k, c, p, a, b] = cols.map((col) => rb.getChild(col)!);
+      for (let i = 0; i < rb.numRows; i++) {
+        const name = String(n.get(i));
+        if (!name) continue;
+        out.push({ name, symbol: String(s.get(i)), kind: String(k.get(i)), container: String(c.get(i)), path: String(p.get(i)), startLine: Number(a.get(i)), endLine: Number(b.get(i)) });
+      }
+    }
+    return out;
+  }
+
   /** Columns with a scalar index, per table (status and tests). */
   async scalarIndexes(): Promise<Record<'chunks' | 'conformances' | 'files', string[]>> {
     const cols = async (t: lancedb.Table) => (await t.listIndices()).flatMap((ix) => ix.columns);

@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { camelHumpMatch, fuzzyScore, matchSymbols, SymbolEntry } from '../../server/src/engine/symbols';
+import { identifierParts } from '../../server/src/engine/tokenize/codeTokenizer';
+
+const e = (name: string, path = 'a.ts', startLine = 1): SymbolEntry => ({ name, symbol: name, kind: 'class', container: '', path, startLine, endLine: startLine + 5 });
+
+describe('workspace symbol matching', () => {
+  it('camel humps: OSP, ordSumPan, osp match OrderSummaryPanel; SOP does not', () => {
+    const parts = identifierParts('OrderSummaryPanel');
+    for (const q of ['OSP', 'osp', 'ordSumPan', 'OrderSP', 'ordersum']) assert.ok(camelHumpMatch(q, parts), q);
+    assert.ok(!camelHumpMatch('SOP', parts));
+  });
+  it('ranks exact > prefix > camel-hump > fuzzy', () => {
+    const entries = [e('OrderSummaryPanelTests'), e('OrderSummaryPanel'), e('OrderSummary'), e('SimpleOrderPanel'), e('Order')];
+    const names = (q: string) => matchSymbols(entries, q, 10).map((h) => `${h.name}:${h.match}`);
+    assert.deepEqual(names('OrderSummary')[0], 'OrderSummary:exact');
+    assert.deepEqual(names('OrderSum'), ['OrderSummary:prefix', 'OrderSummaryPanel:prefix', 'OrderSummaryPanelTests:prefix']);
+    assert.equal(names('OSP')[0], 'OrderSummaryPanel:camel');
+    assert.ok(names('ordpnl').includes('SimpleOrderPanel:fuzzy'));
+    assert.deepEqual(matchSymbols(entries, '  ', 10), []);
+  });
+  it('fuzzy prefers tight matches', () => {
+    assert.ok(fuzzyScore('panel', 'OrderPanel') > fuzzyScore('panel', 'PxAxNxExL'));
+    assert.equal(fuzzyScore('xyz', 'OrderPanel'), 0);
+  });
+});
