@@ -98,3 +98,24 @@ describe('seed 001 phrase partition (stage level)', () => {
     assert.equal(cands[0].group, undefined);
   });
 });
+
+import { testDemotionStage } from '../../../server/src/engine/ranking/stages/testDemotion';
+
+describe('test demotion stage', () => {
+  const real = chunk({ kind: 'class', name: 'LexicalIndex', path: 'server/src/lexicalIndex.ts', content: 'export class LexicalIndex {}' });
+  const fixture = chunk({ kind: 'class', name: 'LexicalIndex', path: 'test/fixtures/app/LexicalIndex.swift', content: 'final class LexicalIndex {}' });
+  it('lets the real definition win a tie with a test fixture copy', () => {
+    const cands = [candidate(fixture, 10), candidate(real, 9)];
+    testDemotionStage.apply(stageContext('LexicalIndex'), cands);
+    cands.sort(compareCandidates);
+    assert.equal(cands[0].id, real.id);
+    assert.match(cands[1].explanation[0], /^×0\.8 test file/);
+  });
+  it('leaves test files alone when the query is about tests', () => {
+    for (const [q, intent] of [['LexicalIndex tests', undefined], ['LexicalIndex', 'test']] as const) {
+      const c = candidate(fixture, 10);
+      testDemotionStage.apply(stageContext(q, {}, intent), [c]);
+      assert.equal(c.score, 10, q);
+    }
+  });
+});

@@ -127,6 +127,11 @@ export const BoostsConfigSchema = z
 export const RankingConfigSchema = z
   .object({
     boosts: BoostsConfigSchema.default(BoostsConfigSchema.parse({})),
+    /** Score factor of test files for queries that are not about tests, per query form (1 = off). */
+    testPenalty: z
+      .object({ identifier: z.number().min(0).max(1), natural: z.number().min(0).max(1) })
+      .strict()
+      .default({ identifier: 0.8, natural: 0.6 }),
   })
   .strict();
 

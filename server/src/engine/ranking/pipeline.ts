@@ -2,7 +2,8 @@
  * The ranking pipeline: the ordered list of named stages a search runs after retrieval. Each stage is small,
  * tested on its own, writes one explanation line per effect, and can be switched off (benchmark ablations).
  *
- *   bm25 (explain) → symbol-boosts → information-intent → code-intent → protocol-in-top-3 → phrase-partition
+ *   bm25 (explain) → symbol-boosts → information-intent → code-intent → test-demotion → protocol-in-top-3
+ *   → phrase-partition
  *   → exclude-tests → language-filter → path-filter → type-filter → exclude-words
  */
 import type { Stage } from './candidate';
@@ -10,6 +11,7 @@ import { bm25ExplainStage } from './stages/bm25Explain';
 import { excludeTestsStage, excludeWordsStage, languageFilterStage, pathFilterStage, typeFilterStage } from './stages/filters';
 import { phrasePartitionStage } from './stages/phrases';
 import { protocolInTopStage, symbolBoostStage } from './stages/symbolBoosts';
+import { testDemotionStage } from './stages/testDemotion';
 import { codeIntentStage, informationIntentStage } from './intents';
 
 export function defaultStages(): Stage[] {
@@ -18,6 +20,7 @@ export function defaultStages(): Stage[] {
     symbolBoostStage,
     informationIntentStage(),
     codeIntentStage(),
+    testDemotionStage,
     protocolInTopStage,
     phrasePartitionStage,
     excludeTestsStage,

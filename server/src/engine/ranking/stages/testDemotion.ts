@@ -1,0 +1,25 @@
+/**
+ * Test code ranks below the code it tests unless the query is about tests (seed 002 Example 1: "test fixtures
+ * ranked lower ... for UNDERSTAND"). Test files stay in the results (`include_tests` decides that); they only
+ * lose ties — a test fixture that copies a class name no longer outranks the class itself.
+ */
+import type { Stage } from '../candidate';
+import { isTestPath } from '../../testPaths';
+
+const TEST_WORDS = /\b(tests?|testing|spec|specs|fixtures?|mocks?|stubs?|asserts?|unittest|pytest|jest|mocha)\b/i;
+
+export const testDemotionStage: Stage = {
+  name: 'test-demotion',
+  apply(ctx, candidates) {
+    const intent = ctx.intent?.codeTask?.intentType ?? ctx.query.intent;
+    if (intent === 'TEST' || TEST_WORDS.test(ctx.query.text)) return candidates;
+    const factor = ctx.ranking.testPenalty[ctx.query.form];
+    if (factor >= 1) return candidates;
+    for (const c of candidates) {
+      if (!isTestPath(c.path)) continue;
+      c.score *= factor;
+      c.explanation.push(`×${factor} test file (the query is not about tests)`);
+    }
+    return candidates;
+  },
+};
