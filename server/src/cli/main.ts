@@ -19,6 +19,7 @@ import { IndexLockedError } from '../engine/indexer/lock';
 import { ConfigError, loadConfig } from '../engine/config/load';
 import { QueryError } from '../engine/ranking/query';
 import { formatIndexSummary, formatSearch, formatStatus, OUTPUT_FORMATS, OutputFormat } from './format';
+import { startHttpServer } from '../http/server';
 import { version } from '../../../package.json';
 
 process.env.LANCEDB_LOG ??= 'error';
@@ -28,6 +29,12 @@ class UsageError extends Error {}
 function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer.');
+  return n;
+}
+
+function portNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number 0-65535 (0 = any free port).');
   return n;
 }
 
@@ -195,6 +202,45 @@ function buildProgram(): Command {
         });
         process.stdout.write(formatSearch(res, format, query) + '\n');
       });
+    });
+
+  program
+    .command('serve')
+    .alias('server')
+    .description('run Quarry as a service: index the project (then keep serving), GET /health/ on loopback')
+    .addOption(projectOption())
+    .option('-c, --config <file>', 'configuration file (default: <project>/.quarry/config.yml)')
+    .option('--host <host>', 'address to bind (loopback only unless you know what you expose)', '127.0.0.1')
+    .addOption(new Option('--port <port>', 'port (0 = any free port)').argParser(portNumber).default(9328))
+    .option('--no-index', 'do not index on start (serve the existing index)')
+    .option('--reindex', 'rebuild the index from scratch on start')
+    .option('--debug', 'verbose logs on stderr')
+    .action(async (opts: { project: string; config?: string; host: string; port: number; index: boolean; reindex?: boolean; debug?: boolean }) => {
+      const { config } = loadConfig(opts.project, opts.config);
+      const engine = await Engine.open(opts.project, { config });
+      const http = await startHttpServer(engine, { host: opts.host, port: opts.port });
+      process.stderr.write(`quarry serve: ${engine.root} on ${http.url} (GET ${http.url}/health/)\n`);
+      const abort = new AbortController();
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        process.stderr.write(`quarry serve: ${signal}, shutting down (committed work is kept)\n`);
+        abort.abort();
+        await indexing.catch(() => undefined);
+        await http.close();
+        await engine.close();
+        process.exit(0);
+      };
+      process.on('SIGINT', () => void stop('SIGINT'));
+      process.on('SIGTERM', () => void stop('SIGTERM'));
+      const indexing = opts.index
+        ? engine.index({ full: opts.reindex, signal: abort.signal }).then(
+            (s) => process.stderr.write(`quarry serve: indexed ${s.filesIndexed} files (${s.totalChunks} chunks in the index) in ${(s.durationMs / 1000).toFixed(1)}s\n`),
+            (e: Error) => process.stderr.write(`quarry serve: indexing failed: ${e.message}\n`),
+          )
+        : Promise.resolve();
+      await new Promise(() => undefined); // serve until a signal arrives
     });
 
   program

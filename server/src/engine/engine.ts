@@ -21,6 +21,8 @@ import { LEXICAL_ANALYZER, lexicalDocForChunk } from './indexer/lexicalDoc';
 import { expandChunkTypes, parseQuery, pathMatcher } from './ranking/query';
 import { retrieve, DenseChannel } from './retrieval/hybrid';
 import { matchSymbols, SymbolEntry, SymbolHit } from './symbols';
+import { estimateCompletion, HealthReport, IndexingState, overallStatus } from './health';
+import { RollingLatency } from './metrics';
 import { WriteQueue } from './store/writeQueue';
 import { chunkFile } from './chunking';
 import { createHash } from 'node:crypto';
@@ -101,6 +103,9 @@ export class Engine {
   /** Index runs, file updates and buffer overlays, one at a time. */
   private readonly writes = new WriteQueue();
   private symbolTable?: Promise<SymbolEntry[]>;
+  private readonly openedAt = Date.now();
+  private readonly queryLatency = new RollingLatency(100);
+  private indexing: IndexingState = { state: 'idle', filesDiscovered: 0, filesToProcess: 0, filesProcessed: 0, chunksCreated: 0, errors: 0, currentFile: null, startedAt: null };
 
   private constructor(
     readonly root: string,
@@ -174,31 +179,50 @@ export class Engine {
   private async indexNow(options: EngineIndexOptions): Promise<EngineIndexSummary> {
     this.symbolTable = undefined;
     const release = acquireIndexLock(this.quarryDir);
+    this.indexing = { state: 'indexing', filesDiscovered: 0, filesToProcess: 0, filesProcessed: 0, chunksCreated: 0, errors: 0, currentFile: null, startedAt: Date.now() };
+    const userProgress = options.onProgress;
+    options = {
+      ...options,
+      onProgress: (p) => {
+        Object.assign(this.indexing, { filesDiscovered: p.filesDiscovered, filesToProcess: p.filesToProcess, filesProcessed: p.filesProcessed, chunksCreated: p.chunksCreated, currentFile: p.currentFile ?? null });
+        userProgress?.(p);
+      },
+    };
     try {
-      await this.repairLexical();
-      const summary: EngineIndexSummary = await runIndex({ root: this.root, config: this.config, store: this.store, lexical: this.lexical }, options);
-      const previous = this.readState();
-      const state: EngineState = { ...previous, lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0 };
-      writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
-      // Dense phase: the lexical index is already committed and searchable.
-      if (this.embedding && !options.lexicalOnly && !options.signal?.aborted) {
-        const provider = this.embedding;
-        summary.embedding = await backfillEmbeddings(this.store, provider, (c) => chunkView(c, provider), {
-          signal: options.signal,
-          onProgress: options.onEmbedProgress,
-        });
-        const e = summary.embedding;
-        state.embeddings = {
-          ...state.embeddings,
-          [provider.id]: { distinct: e.cached + e.missing, remaining: e.missing - e.embedded, at: new Date().toISOString() },
-        };
-        writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
-      }
-      this.problems = [];
+      const summary = await this.indexLocked(options);
+      this.indexing = { ...this.indexing, state: 'idle', errors: summary.errors.length, currentFile: null };
       return summary;
+    } catch (e) {
+      this.indexing = { ...this.indexing, state: 'error', lastError: (e as Error).message, currentFile: null };
+      throw e;
     } finally {
       release();
     }
+  }
+
+  /** One index run under the workspace lock: lexical phase, state, then the dense phase. */
+  private async indexLocked(options: EngineIndexOptions): Promise<EngineIndexSummary> {
+    await this.repairLexical();
+    const summary: EngineIndexSummary = await runIndex({ root: this.root, config: this.config, store: this.store, lexical: this.lexical }, options);
+    const previous = this.readState();
+    const state: EngineState = { ...previous, lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0 };
+    writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
+    // Dense phase: the lexical index is already committed and searchable.
+    if (this.embedding && !options.lexicalOnly && !options.signal?.aborted) {
+      const provider = this.embedding;
+      summary.embedding = await backfillEmbeddings(this.store, provider, (c) => chunkView(c, provider), {
+        signal: options.signal,
+        onProgress: options.onEmbedProgress,
+      });
+      const e = summary.embedding;
+      state.embeddings = {
+        ...state.embeddings,
+        [provider.id]: { distinct: e.cached + e.missing, remaining: e.missing - e.embedded, at: new Date().toISOString() },
+      };
+      writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
+    }
+    this.problems = [];
+    return summary;
   }
 
   /**
@@ -365,6 +389,8 @@ export class Engine {
       ? `Found ${matches.length} match${matches.length === 1 ? '' : 'es'} for "${parsed.text}" in ${new Set(matches.map((m) => m.file.path)).size} file(s)` +
         (languages.length ? ` (${languages.join(', ')})` : '') + `; ${matched} candidate chunk(s) matched.`
       : `No results for "${parsed.text}" (searched ${counts.chunks} chunks across ${counts.files} files).`;
+    const elapsed = Math.round((performance.now() - started) * 100) / 100;
+    this.queryLatency.add(elapsed);
     return {
       matches,
       summary: summary.slice(0, 1000),
@@ -372,7 +398,7 @@ export class Engine {
       total_matches: matched,
       total_results: matches.length,
       token_count: matches.reduce((n, m) => n + m.content.token_count, 0),
-      execution_time_ms: Math.round((performance.now() - started) * 100) / 100,
+      execution_time_ms: elapsed,
       search_strategy: strategy,
       languages_found: languages,
       warnings,
@@ -392,6 +418,60 @@ export class Engine {
     else out.push('Check the spelling, or try a broader term.');
     out.push('Check indexed file types: quarry config --show');
     return out;
+  }
+
+  /** Seed 002 FR-010-Enhanced health: indexing progress, services, statistics. */
+  async health(): Promise<HealthReport> {
+    let storeUp = true;
+    let storeLatency: number | null = null;
+    let counts = { chunks: 0, files: 0, conformances: 0 };
+    const t0 = performance.now();
+    try {
+      counts = await this.store.counts();
+      storeLatency = Math.round(performance.now() - t0);
+    } catch {
+      storeUp = false;
+    }
+    const emb = this.embedding?.health() ?? null;
+    const rr = this.reranker?.health() ?? null;
+    const state = this.readState();
+    const langs = storeUp ? Object.keys((await this.store.breakdown()).byLanguage).sort() : [];
+    const lat = this.queryLatency.summary();
+    return {
+      status: overallStatus(storeUp, emb, rr, this.indexing),
+      timestamp: new Date().toISOString(),
+      uptime_seconds: Math.round((Date.now() - this.openedAt) / 1000),
+      indexing: {
+        state: this.indexing.state,
+        progress: {
+          files_discovered: this.indexing.filesDiscovered,
+          files_processed: this.indexing.filesProcessed,
+          chunks_created: this.indexing.chunksCreated,
+          errors: this.indexing.errors,
+          current_file: this.indexing.currentFile,
+          start_time: this.indexing.startedAt ? new Date(this.indexing.startedAt).toISOString() : null,
+          estimated_completion: estimateCompletion(this.indexing),
+        },
+        last_indexed: state?.lastIndexed ?? null,
+      },
+      services: {
+        vector_store: { status: storeUp ? 'up' : 'down', latency_ms: storeLatency },
+        embedding_provider: emb
+          ? { status: emb.status, model: this.embedding!.id, latency_ms: emb.lastLatencyMs, circuit_breaker_state: emb.circuit }
+          : { status: 'none', model: null, latency_ms: null, circuit_breaker_state: 'closed' },
+        sparse_embedding: { status: 'up', provider: 'quarry-bm25' },
+        reranking: rr ? { status: rr.status, model: this.reranker!.id, latency_ms: rr.lastLatencyMs } : { status: 'none', model: null, latency_ms: null },
+      },
+      statistics: {
+        total_chunks_indexed: counts.chunks,
+        total_files_indexed: counts.files,
+        languages_indexed: langs,
+        index_size_mb: Math.round((dirSize(this.quarryDir) / 1048576) * 10) / 10,
+        queries_processed: this.queryLatency.total,
+        avg_query_latency_ms: lat.mean,
+        search_query_latency_ms: { p50: lat.p50, p95: lat.p95, p99: lat.p99 },
+      },
+    };
   }
 
   async status(): Promise<IndexStatus> {

@@ -43,8 +43,11 @@ export function validateConfig(raw: unknown, source: string): QuarryConfig {
   throw new ConfigError(source, problems);
 }
 
-export function loadConfig(root: string): { config: QuarryConfig; source: string | undefined } {
-  const file = configPath(root);
+export function loadConfig(root: string, explicitFile?: string): { config: QuarryConfig; source: string | undefined } {
+  const file = explicitFile ?? configPath(root);
+  if (explicitFile && !existsSync(explicitFile)) {
+    throw new ConfigError(explicitFile, ['file not found; pass an existing YAML file with --config, or leave --config out to use .quarry/config.yml']);
+  }
   if (!existsSync(file)) return { config: validateConfig({}, 'defaults'), source: undefined };
   let raw: unknown;
   try {
