@@ -20,6 +20,9 @@ import { ConfigError, loadConfig } from '../engine/config/load';
 import { QueryError } from '../engine/ranking/query';
 import { formatIndexSummary, formatSearch, formatStatus, OUTPUT_FORMATS, OutputFormat } from './format';
 import { startHttpServer } from '../http/server';
+import { startMcpHttp } from '../mcp/http';
+import { runMcpStdio } from '../mcp/stdio';
+import { runStdioServer } from '../lsp/main';
 import { version } from '../../../package.json';
 
 process.env.LANCEDB_LOG ??= 'error';
@@ -212,14 +215,18 @@ function buildProgram(): Command {
     .option('-c, --config <file>', 'configuration file (default: <project>/.quarry/config.yml)')
     .option('--host <host>', 'address to bind (loopback only unless you know what you expose)', '127.0.0.1')
     .addOption(new Option('--port <port>', 'port (0 = any free port)').argParser(portNumber).default(9328))
+    .addOption(new Option('--mcp-port <port>', 'port of the MCP endpoint (Streamable HTTP, bearer token; 0 = any free port)').argParser(portNumber).default(9329))
+    .option('--no-mcp', 'do not serve MCP over HTTP')
     .option('--no-index', 'do not index on start (serve the existing index)')
     .option('--reindex', 'rebuild the index from scratch on start')
     .option('--debug', 'verbose logs on stderr')
-    .action(async (opts: { project: string; config?: string; host: string; port: number; index: boolean; reindex?: boolean; debug?: boolean }) => {
+    .action(async (opts: { project: string; config?: string; host: string; port: number; mcpPort: number; mcp: boolean; index: boolean; reindex?: boolean; debug?: boolean }) => {
       const { config } = loadConfig(opts.project, opts.config);
       const engine = await Engine.open(opts.project, { config });
       const http = await startHttpServer(engine, { host: opts.host, port: opts.port });
       process.stderr.write(`quarry serve: ${engine.root} on ${http.url} (GET ${http.url}/health/)\n`);
+      const mcp = opts.mcp ? await startMcpHttp(engine, { host: opts.host, port: opts.mcpPort }) : undefined;
+      if (mcp) process.stderr.write(`quarry serve: MCP (Streamable HTTP) on ${mcp.url} — send "Authorization: Bearer ${mcp.token}"\n`);
       const abort = new AbortController();
       let stopping = false;
       const stop = async (signal: string) => {
@@ -228,6 +235,7 @@ function buildProgram(): Command {
         process.stderr.write(`quarry serve: ${signal}, shutting down (committed work is kept)\n`);
         abort.abort();
         await indexing.catch(() => undefined);
+        await mcp?.close();
         await http.close();
         await engine.close();
         process.exit(0);
@@ -241,6 +249,25 @@ function buildProgram(): Command {
           )
         : Promise.resolve();
       await new Promise(() => undefined); // serve until a signal arrives
+    });
+
+  program
+    .command('lsp')
+    .description('run the language server over stdio (for any LSP editor: codeSearch/find, workspace/symbol, ...)')
+    .option('--stdio', 'talk LSP over stdin/stdout (the only transport)')
+    .action(() => {
+      // The server owns the process from here; the protocol's `exit` ends it. Nothing else may write to stdout.
+      runStdioServer();
+      return new Promise(() => undefined);
+    });
+
+  program
+    .command('mcp')
+    .description('serve the MCP endpoint (find_code and friends) over stdio for an agent; indexes first if needed')
+    .addOption(projectOption())
+    .option('--no-index', 'do not index on start (serve the existing index)')
+    .action(async (opts: { project: string; index: boolean }) => {
+      await runMcpStdio(opts.project, { noIndex: !opts.index });
     });
 
   program

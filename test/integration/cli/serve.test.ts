@@ -35,7 +35,7 @@ describe('quarry serve: GET /health/ (seed 002 FR-010-Enhanced)', function () {
     try {
       let health: Record<string, any> = {};
       for (let i = 0; i < 100; i++) {
-        health = await (await fetch(`${url}/health/`)).json();
+        health = (await (await fetch(`${url}/health/`)).json()) as Record<string, any>;
         if (health.indexing.state === 'idle' && health.indexing.last_indexed) break;
         await new Promise((r) => setTimeout(r, 200));
       }

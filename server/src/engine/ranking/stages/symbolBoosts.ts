@@ -45,9 +45,13 @@ export const symbolBoostStage: Stage = {
     const rare = new Map(lower.map((n) => [n, ctx.stats.identifierFrequency(n)]));
     const target = ctx.query.target;
     const typeQuery = ctx.query.form === 'identifier' || target?.relation === 'definition' || target?.relation === 'implementations' || target?.relation === 'protocol';
+    const implementsTarget = target?.relation === 'implementations' ? lastSegment(target.name).toLowerCase() : undefined;
     for (const c of candidates) {
       const chunk = c.chunk;
       if (!chunk) continue;
+      // In "what implements X", X's own declaration is context, not an answer: it gets no symbol or type boost
+      // (protocol-in-top-3 keeps it visible) so that the implementations rank first (seed 000).
+      if (implementsTarget && chunk.name.toLowerCase() === implementsTarget) continue;
       const defined = new Set(chunk.symbols.map((s) => s.toLowerCase()));
       const declared = new Set(chunk.conformances.map((s) => s.toLowerCase()));
       for (const n of lower) {

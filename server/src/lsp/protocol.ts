@@ -1,0 +1,97 @@
+/**
+ * Quarry's custom LSP messages (method names and payloads). Shared by the server and by clients (the VS Code
+ * extension, tests): plain types and strings only, no runtime dependency on vscode-languageserver.
+ */
+import type { CodeMatch, FindCodeResponseSummary } from '../engine/api/results';
+import type { IndexStatus } from '../engine/engine';
+
+export const FIND_METHOD = 'codeSearch/find';
+export const STATUS_METHOD = 'codeSearch/status';
+export const REINDEX_METHOD = 'codeSearch/reindex';
+export const STATUS_CHANGED_NOTIFICATION = 'codeSearch/statusChanged';
+
+/** An LSP position/range/location, spelled out so that this file has no protocol dependency. */
+export interface LspLocation {
+  uri: string;
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+}
+
+export interface FindParams {
+  query: string;
+  limit?: number;
+  includeTests?: boolean;
+  languages?: string[];
+  types?: string[];
+  intent?: string | null;
+  explain?: boolean;
+  /** Only this workspace folder: its URI, name or path. Default: every folder. */
+  folder?: string;
+}
+
+export interface LocatedMatch extends CodeMatch {
+  /** Where the match is: `uri` of the file, `range` from its span (0-based lines). */
+  location: LspLocation;
+  /** URI of the workspace folder the match comes from. */
+  folder: string;
+}
+
+export interface FindResult extends FindCodeResponseSummary {
+  matches: LocatedMatch[];
+  /** The matches' locations, in order (same as `matches[i].location`). */
+  locations: LspLocation[];
+}
+
+export type FolderState = 'opening' | 'indexing' | 'embedding' | 'ready' | 'error' | 'closed';
+
+export interface FolderStatus {
+  uri: string;
+  name: string;
+  root: string;
+  state: FolderState;
+  /** Searches run (the lexical phase of the first index run is committed, or an index existed). */
+  searchable: boolean;
+  /** The last problem (open or index failure), if any. */
+  error: string | null;
+  /** The engine's status; null when the engine could not be opened. */
+  status: IndexStatus | null;
+}
+
+export interface StatusResult {
+  folders: FolderStatus[];
+}
+
+export interface ReindexParams {
+  full?: boolean;
+  /** Only this folder (URI, name or path). */
+  folder?: string;
+}
+
+export interface ReindexResult {
+  folders: Array<{ uri: string; filesIndexed?: number; filesRemoved?: number; totalChunks?: number; durationMs?: number; error?: string }>;
+}
+
+/** `codeSearch/statusChanged` (server → client) whenever a folder's state changes. */
+export interface StatusChangedParams {
+  folder: string;
+  name: string;
+  state: FolderState;
+  searchable: boolean;
+  message: string;
+  /** Files and chunks in the index, when known. */
+  files?: number;
+  chunks?: number;
+}
+
+/** `initializationOptions` the server understands. */
+export interface QuarryInitializationOptions {
+  /** false: no embedding provider (BM25 only), whatever the configuration says. */
+  embedding?: boolean;
+  /** false: no reranker. */
+  reranker?: boolean;
+  /** false: do not index on start (searches use the existing index). Default true. */
+  indexOnStart?: boolean;
+  /** Batch window for file-watch events, ms (default 150). */
+  watchDebounceMs?: number;
+  /** Debounce of unsaved-buffer updates per document, ms (default 200). */
+  bufferDebounceMs?: number;
+}

@@ -1,0 +1,421 @@
+/**
+ * Quarry's MCP tools (seed 002 FR-014..FR-016, FR-021a, FR-028): `find_code` (the required name, with exactly
+ * FR-014a's parameters and FR-014b's `FindCodeResponseSummary` as declared output schema), `find_implementations`,
+ * `find_symbol` and `index_status`. Every tool returns structured content plus a readable text rendering; failures
+ * (an invalid query, a closed index) come back as tool errors (`isError: true`) with the message, never as protocol
+ * errors.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Engine } from '../engine/engine';
+import { INTENT_TYPES, type CodeMatch, type FindCodeResponseSummary } from '../engine/api/results';
+import { countTokens } from '../engine/tokenize/tokenCount';
+import { knownLanguageIds } from '../engine/languages';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Schemas
+
+const matchSchema = z.object({
+  file: z.object({ path: z.string(), language: z.string() }),
+  content: z.object({
+    chunk_id: z.string(),
+    content: z.string(),
+    line_range: z.tuple([z.number().int(), z.number().int()]),
+    language: z.string(),
+    kind: z.string(),
+    symbol: z.string(),
+    semantic_class: z.string(),
+    doc: z.string(),
+    signature: z.string(),
+    token_count: z.number().int(),
+  }),
+  span: z.tuple([z.number().int(), z.number().int()]).describe('1-based inclusive line range'),
+  relevance_score: z.number().min(0).max(1),
+  score: z.number(),
+  match_type: z.enum(['SEMANTIC', 'SYNTACTIC', 'KEYWORD', 'FILE_PATTERN']),
+  related_symbols: z.array(z.string()),
+  explanation: z.array(z.string()),
+});
+
+/** FR-014b `FindCodeResponseSummary` (plus Quarry's warnings, suggestions and index size). */
+export const findCodeResponseSchema = z.object({
+  matches: z.array(matchSchema),
+  summary: z.string().max(1000),
+  query_intent: z.string().nullable(),
+  total_matches: z.number().int(),
+  total_results: z.number().int(),
+  token_count: z.number().int(),
+  execution_time_ms: z.number(),
+  search_strategy: z.array(z.enum(['HYBRID_SEARCH', 'SEMANTIC_RERANK', 'SPARSE_ONLY', 'DENSE_ONLY', 'KEYWORD_FALLBACK'])),
+  languages_found: z.array(z.string()),
+  warnings: z.array(z.string()),
+  suggestions: z.array(z.string()),
+  searched: z.object({ chunks: z.number().int(), files: z.number().int() }),
+});
+
+const intentSchema = z
+  .union([z.enum(INTENT_TYPES), z.string()])
+  .describe(`Optional search intent: ${INTENT_TYPES.join(', ')} (case-insensitive). Unknown values are accepted and ignored; omit to detect it from the query.`);
+
+export const findCodeInputShape = {
+  query: z.string().describe('What to find: natural language ("where are prices formatted"), an identifier ("InventoryCatalog"), "what implements X", quoted phrases, lang:/path:/type: filters.'),
+  intent: intentSchema.optional(),
+  token_limit: z.number().int().min(1).default(10000).describe('Max tokens (o200k BPE) of returned code; lower-ranked matches are dropped to fit.'),
+  include_tests: z.boolean().default(false).describe('Include test files.'),
+  focus_languages: z.array(z.string()).optional().describe('Only these languages, e.g. ["python","typescript"].'),
+  max_results: z.number().int().min(1).max(1000).default(50).describe('Max matches to return.'),
+};
+
+const symbolSchema = z.object({
+  name: z.string(),
+  symbol: z.string().describe('Qualified symbol'),
+  kind: z.string(),
+  container: z.string(),
+  path: z.string(),
+  start_line: z.number().int(),
+  end_line: z.number().int(),
+  match: z.enum(['exact', 'prefix', 'camel', 'fuzzy']),
+  score: z.number(),
+});
+const findSymbolOutput = z.object({ symbols: z.array(symbolSchema), total: z.number().int() });
+
+const indexStatusOutput = z.object({
+  root: z.string(),
+  index_exists: z.boolean(),
+  files: z.number().int(),
+  chunks: z.number().int(),
+  conformances: z.number().int(),
+  chunks_by_kind: z.record(z.string(), z.number()),
+  chunks_by_language: z.record(z.string(), z.number()),
+  last_indexed: z.string().nullable(),
+  last_duration_ms: z.number().nullable(),
+  index_size_bytes: z.number(),
+  indexing_in_progress: z.boolean(),
+  indexing: z.object({ pid: z.number(), host: z.string(), started_at: z.string() }).nullable(),
+  problems: z.array(z.string()),
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Token budget
+
+export const TRUNCATION_MARKER = '\n… [truncated by Quarry to fit token_limit]';
+
+/**
+ * Fits the matches into `limit` tokens of match content (real BPE counts): whole matches in rank order while they
+ * fit; the first match alone is cut at a line boundary (with a marker) when it is bigger than the whole budget.
+ * Returns the kept matches (with `content.token_count` set to their real count), their total, and what was cut.
+ */
+export function fitToTokenLimit(matches: CodeMatch[], limit: number): { matches: CodeMatch[]; tokens: number; dropped: number; truncated: boolean } {
+  const kept: CodeMatch[] = [];
+  let tokens = 0;
+  let truncated = false;
+  for (const m of matches) {
+    const n = countTokens(m.content.content);
+    if (tokens + n <= limit) {
+      kept.push({ ...m, content: { ...m.content, token_count: n } });
+      tokens += n;
+      continue;
+    }
+    if (kept.length === 0) {
+      const cut = truncateToTokens(m.content.content, limit);
+      if (cut) {
+        kept.push({ ...m, content: { ...m.content, content: cut.text, token_count: cut.tokens } });
+        tokens += cut.tokens;
+        truncated = true;
+      }
+    }
+    break;
+  }
+  return { matches: kept, tokens, dropped: matches.length - kept.length, truncated };
+}
+
+/** The longest line prefix of `text` that, with the marker, fits `limit` tokens; undefined when not even the marker fits. */
+function truncateToTokens(text: string, limit: number): { text: string; tokens: number } | undefined {
+  const lines = text.split('\n');
+  const at = (k: number) => lines.slice(0, k).join('\n') + TRUNCATION_MARKER;
+  let lo = 0;
+  let hi = lines.length - 1;
+  if (countTokens(at(0)) > limit) return undefined;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (countTokens(at(mid)) <= limit) lo = mid;
+    else hi = mid - 1;
+  }
+  const out = at(lo);
+  return { text: out, tokens: countTokens(out) };
+}
+
+/**
+ * For "what implements X": declarations that name X in their header (`class A implements X`, `impl X for T`,
+ * `class A: X`, `class A(X)`) come first, in rank order, before everything else (X's own declaration included).
+ */
+export function conformersFirst(matches: CodeMatch[], name: string): CodeMatch[] {
+  const simple = name.split(/[.:]+/).pop() ?? name;
+  const word = new RegExp(`(^|[^\\w$])${simple.replace(/[$]/g, '\\$&')}([^\\w$]|$)`);
+  const conforms = (m: CodeMatch): boolean => {
+    const own = (m.content.symbol.split(/[.:#>\s]+/).pop() ?? '').trim();
+    if (own === simple) return false;
+    return word.test(declarationHeader(m.content.content));
+  };
+  const first = matches.filter(conforms);
+  return first.length ? [...first, ...matches.filter((m) => !first.includes(m))] : matches;
+}
+
+/** The first declaration line(s) of a chunk, past doc comments and attributes, up to its body. */
+function declarationHeader(content: string): string {
+  const lines = content.split('\n');
+  let i = 0;
+  let inBlock = false;
+  for (; i < lines.length; i++) {
+    const t = lines[i].trim();
+    if (inBlock) {
+      if (t.includes('*/')) inBlock = false;
+      continue;
+    }
+    if (!t || t.startsWith('//') || t.startsWith('#[') || t.startsWith('@') || (t.startsWith('#') && !t.startsWith('#include'))) continue;
+    if (t.startsWith('/*')) {
+      inBlock = !t.includes('*/');
+      continue;
+    }
+    break;
+  }
+  const header = lines.slice(i, i + 3).join(' ');
+  const brace = header.search(/[{]/);
+  return brace >= 0 ? header.slice(0, brace) : header;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rendering
+
+function renderFindCode(r: FindCodeResponseSummary): string {
+  const out: string[] = [r.summary];
+  const meta = [`intent: ${r.query_intent ?? 'none'}`, `strategy: ${r.search_strategy.join('+') || 'none'}`, `tokens: ${r.token_count}`, `${r.execution_time_ms} ms`];
+  out.push(`(${meta.join('; ')})`);
+  if (r.warnings.length) out.push('', 'Warnings:', ...r.warnings.map((w) => `- ${w}`));
+  if (!r.matches.length && r.suggestions.length) out.push('', 'Suggestions:', ...r.suggestions.map((s) => `- ${s}`));
+  r.matches.forEach((m, i) => {
+    const sym = m.content.symbol ? ` ${m.content.symbol}` : '';
+    out.push('', `## ${i + 1}. ${m.file.path}:${m.span[0]}-${m.span[1]}${sym} (${m.content.kind}) relevance ${m.relevance_score.toFixed(2)} [${m.match_type}]`);
+    const fence = m.content.content.includes('```') ? '````' : '```';
+    out.push(fence + m.file.language, m.content.content, fence);
+  });
+  return out.join('\n');
+}
+
+function toolError(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Registration
+
+export interface QuarryToolOptions {
+  /**
+   * Settles when the first index run of this process is done (stdio: index on start). Searches wait for it up to
+   * `readyWaitMs` and then run on what is indexed so far (with an "indexing in progress" warning).
+   */
+  ready?: Promise<unknown>;
+  readyWaitMs?: number;
+}
+
+export interface FindCodeArgs {
+  query: string;
+  intent?: string;
+  token_limit?: number;
+  include_tests?: boolean;
+  focus_languages?: string[];
+  max_results?: number;
+}
+
+/** Runs find_code's semantics on the engine (exported for the HTTP door's tests and other callers). */
+export async function findCode(engine: Engine, args: FindCodeArgs): Promise<FindCodeResponseSummary> {
+  const tokenLimit = args.token_limit ?? 10000;
+  const maxResults = args.max_results ?? 50;
+  const extra: string[] = [];
+  if (args.intent !== undefined && args.intent.trim() && !(INTENT_TYPES as readonly string[]).includes(args.intent.trim().toUpperCase())) {
+    extra.push(`Unknown intent "${args.intent}" ignored (known: ${INTENT_TYPES.join(', ')}).`);
+  }
+  const languages = args.focus_languages?.map((l) => l.trim().toLowerCase()).filter(Boolean);
+  if (languages?.length) {
+    const known = knownLanguageIds();
+    const unknown = languages.filter((l) => !known.includes(l));
+    if (unknown.length) extra.push(`Unknown language(s) in focus_languages: ${unknown.join(', ')}. Known: ${known.join(', ')}.`);
+  }
+  const res = await engine.search(args.query, {
+    limit: maxResults,
+    includeTests: args.include_tests ?? false,
+    languages: languages?.length ? languages : undefined,
+    intent: args.intent ?? null,
+  });
+  const fit = fitToTokenLimit(res.matches, tokenLimit);
+  const warnings = [...res.warnings, ...extra];
+  let summary = res.summary;
+  if (fit.dropped > 0 || fit.truncated) {
+    const what = [
+      fit.dropped > 0 ? `${fit.dropped} lower-ranked match(es) dropped` : '',
+      fit.truncated ? 'the top match was truncated' : '',
+    ].filter(Boolean).join(' and ');
+    const note = `Response limited to token_limit=${tokenLimit}: ${what}; returning ${fit.matches.length} match(es), ${fit.tokens} tokens. Raise token_limit or narrow the query for more.`;
+    warnings.push(note);
+    summary = `${summary} Truncated to fit token_limit ${tokenLimit}: ${fit.matches.length} of ${res.matches.length} match(es) returned.`;
+  }
+  const languagesFound = [...new Set(fit.matches.map((m) => m.file.language))].sort();
+  return {
+    ...res,
+    matches: fit.matches,
+    summary: summary.slice(0, 1000),
+    total_results: fit.matches.length,
+    token_count: fit.tokens,
+    languages_found: languagesFound,
+    warnings,
+  };
+}
+
+export function registerQuarryTools(server: McpServer, engine: Engine, options: QuarryToolOptions = {}): void {
+  const waitReady = async (): Promise<void> => {
+    if (!options.ready) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      options.ready.catch(() => undefined),
+      new Promise<void>((r) => (timer = setTimeout(r, options.readyWaitMs ?? 15_000))),
+    ]);
+    clearTimeout(timer);
+  };
+
+  const respond = (r: FindCodeResponseSummary): CallToolResult => ({
+    content: [{ type: 'text', text: renderFindCode(r) }],
+    structuredContent: r as unknown as Record<string, unknown>,
+  });
+
+  server.registerTool(
+    'find_code',
+    {
+      title: 'Find code',
+      description:
+        'Hybrid code search (code-aware BM25 + embeddings + rerank) over the indexed workspace. Returns ranked code chunks ' +
+        '(path, line span, symbol, kind, relevance, content), best first, within token_limit. Use for "where is X done", ' +
+        'identifiers, and "what implements X".',
+      inputSchema: findCodeInputShape,
+      outputSchema: findCodeResponseSchema,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (args) => {
+      try {
+        await waitReady();
+        return respond(await findCode(engine, args as FindCodeArgs));
+      } catch (e) {
+        return toolError(messageOf(e));
+      }
+    },
+  );
+
+  server.registerTool(
+    'find_implementations',
+    {
+      title: 'Find implementations',
+      description:
+        'Types that implement, conform to, extend or `impl` the named interface/protocol/trait/base class (all languages), ' +
+        'through the conformance index. Same result schema as find_code.',
+      inputSchema: {
+        name: z.string().describe('Interface, protocol, trait or base-class name, e.g. "ChunkStore".'),
+        max_results: z.number().int().min(1).max(1000).default(20).describe('Max matches to return.'),
+        include_tests: z.boolean().default(false).describe('Include test files.'),
+      },
+      outputSchema: findCodeResponseSchema,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ name, max_results, include_tests }) => {
+      try {
+        const n = name.trim();
+        if (!/^[\p{L}_$][\p{L}\p{N}_$.:<>]*$/u.test(n)) return toolError(`find_implementations needs a type name such as "ChunkStore", got ${JSON.stringify(name)}.`);
+        await waitReady();
+        const res = await findCode(engine, { query: `what implements ${n}`, max_results, include_tests });
+        return respond({ ...res, matches: conformersFirst(res.matches, n) });
+      } catch (e) {
+        return toolError(messageOf(e));
+      }
+    },
+  );
+
+  server.registerTool(
+    'find_symbol',
+    {
+      title: 'Find symbol',
+      description: 'Workspace symbols by name: exact > prefix > camel-hump ("OSP" → OrderSummaryPanel) > fuzzy. Returns name, kind, container, path and lines.',
+      inputSchema: {
+        query: z.string().min(1).describe('Symbol name or abbreviation.'),
+        limit: z.number().int().min(1).max(1000).default(50).describe('Max symbols to return.'),
+      },
+      outputSchema: findSymbolOutput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ query, limit }) => {
+      try {
+        await waitReady();
+        const hits = await engine.symbols(query, limit);
+        const symbols = hits.map((h) => ({
+          name: h.name,
+          symbol: h.symbol,
+          kind: h.kind,
+          container: h.container,
+          path: h.path,
+          start_line: h.startLine,
+          end_line: h.endLine,
+          match: h.match,
+          score: Math.round(h.score * 10000) / 10000,
+        }));
+        const text = symbols.length
+          ? symbols.map((s) => `${s.path}:${s.start_line}-${s.end_line} ${s.name} (${s.kind})${s.container ? ` in ${s.container}` : ''} [${s.match}]`).join('\n')
+          : `No symbols match "${query}".`;
+        return { content: [{ type: 'text', text }], structuredContent: { symbols, total: symbols.length } };
+      } catch (e) {
+        return toolError(messageOf(e));
+      }
+    },
+  );
+
+  server.registerTool(
+    'index_status',
+    {
+      title: 'Index status',
+      description: 'State of the workspace index: files, chunks, last indexed time, whether indexing is in progress, problems.',
+      inputSchema: {},
+      outputSchema: indexStatusOutput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async () => {
+      try {
+        const s = await engine.status();
+        const out = {
+          root: s.root,
+          index_exists: s.exists,
+          files: s.files,
+          chunks: s.chunks,
+          conformances: s.conformances,
+          chunks_by_kind: s.chunksByKind,
+          chunks_by_language: s.chunksByLanguage,
+          last_indexed: s.lastIndexed,
+          last_duration_ms: s.lastDurationMs,
+          index_size_bytes: s.indexSizeBytes,
+          indexing_in_progress: s.indexing !== null,
+          indexing: s.indexing ? { pid: s.indexing.pid, host: s.indexing.host, started_at: s.indexing.startedAt } : null,
+          problems: s.problems,
+        };
+        const lines = [
+          `Index of ${s.root}: ${s.exists ? `${s.files} files, ${s.chunks} chunks` : 'not built yet'}`,
+          `Last indexed: ${s.lastIndexed ?? 'never'}${s.lastDurationMs !== null ? ` (${s.lastDurationMs} ms)` : ''}`,
+          `Indexing in progress: ${s.indexing ? `yes (since ${s.indexing.startedAt}, pid ${s.indexing.pid})` : 'no'}`,
+          ...s.problems.map((p) => `Problem: ${p}`),
+        ];
+        return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: out };
+      } catch (e) {
+        return toolError(messageOf(e));
+      }
+    },
+  );
+}
