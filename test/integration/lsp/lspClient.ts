@@ -28,8 +28,9 @@ export class LspTestClient {
     this.exited = new Promise((r) => child.once('exit', (code) => r(code)));
   }
 
-  static spawn(): LspTestClient {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'server/src/lsp/main.ts'), '--stdio'], {
+  /** Spawns the server from source (tsx), or with `args` the given command line (e.g. the built `quarry lsp --stdio`). */
+  static spawn(args: string[] = ['--import', 'tsx', join(REPO_ROOT, 'server/src/lsp/main.ts'), '--stdio']): LspTestClient {
+    const child = spawn(process.execPath, args, {
       cwd: REPO_ROOT,
       env: { ...process.env, LANCEDB_LOG: 'error' },
       stdio: ['pipe', 'pipe', 'pipe'],
