@@ -19,6 +19,7 @@ import type { EmbeddingProvider } from '../server/src/engine/embedding/types';
 import { defaultConfig } from '../server/src/engine/config/schema';
 import { chunkView } from '../server/src/engine/embedding/viewFor';
 import { renderBenchmarks } from './report';
+import { lspLatencies, mcpLatencies } from './doors';
 import { copyRepository, runReferenceSuite } from '../test/support/referenceSuite';
 import { GrowthPoint, growthCurve, growthSources } from './growth';
 
@@ -220,6 +221,19 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
     if (r.status === 0) cliTimes.push(performance.now() - t);
   }
   lat['quarry (CLI process per query)'] = latency(cliTimes);
+
+  // The long-running doors, warm: language server and MCP server over stdio.
+  const doorQueries = prepared.queries.slice(0, quick ? 40 : 200).map((q) => q.text);
+  try {
+    lat['quarry (LSP codeSearch/find, warm)'] = latency(await lspLatencies(CLI, stripped, doorQueries));
+  } catch (e) {
+    notes.push(`LSP door latency not measured: ${(e as Error).message.split('\n')[0]}`);
+  }
+  try {
+    lat['quarry (MCP find_code, warm)'] = latency(await mcpLatencies(CLI, stripped, doorQueries));
+  } catch (e) {
+    notes.push(`MCP door latency not measured: ${(e as Error).message.split('\n')[0]}`);
+  }
 
   for (const s of systems) await s.close?.();
   for (const e of opened) await e.close();
