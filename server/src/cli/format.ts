@@ -59,6 +59,7 @@ function table(rec: Record<string, number>): string {
 export function formatIndexSummary(s: EngineIndexSummary): string {
   const out: string[] = [];
   out.push(`Indexed ${s.root} in ${(s.durationMs / 1000).toFixed(1)}s`);
+  if (s.rebuiltBecause) out.push(`  rebuilt from scratch: ${s.rebuiltBecause}`);
   out.push(
     `  files: ${s.filesDiscovered} discovered, ${s.filesIndexed} indexed, ${s.filesUnchanged} unchanged, ${s.filesRemoved} removed`,
   );

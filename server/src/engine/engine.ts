@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync, r
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { QuarryConfig } from './config/schema';
 import { loadConfig } from './config/load';
-import { ChunkStore } from './store/chunkStore';
+import { ChunkStore, STORE_SCHEMA_VERSION } from './store/chunkStore';
 import { LexicalIndex, LexicalIndexCorruptError } from './store/lexical/lexicalIndex';
 import { IndexOptions, IndexSummary, runIndex } from './indexer/indexer';
 import { acquireIndexLock, IndexLockedError, readLock, LockInfo } from './indexer/lock';
@@ -60,6 +60,8 @@ export interface EngineIndexOptions extends IndexOptions {
 
 export interface EngineIndexSummary extends IndexSummary {
   embedding?: EmbedSummary;
+  /** Set when this run rebuilt everything on its own (and why). */
+  rebuiltBecause?: string;
 }
 
 export interface IndexStatus {
@@ -83,6 +85,8 @@ interface EngineState {
   lastIndexed: string;
   lastDurationMs: number;
   generation: number;
+  /** Hash of the settings that shape the index (discovery, chunking, formats); a change means a rebuild. */
+  settingsHash?: string;
   /** Dense coverage after the last dense phase, per model id. */
   embeddings?: Record<string, { distinct: number; remaining: number; at: string }>;
 }
@@ -203,9 +207,18 @@ export class Engine {
   /** One index run under the workspace lock: lexical phase, state, then the dense phase. */
   private async indexLocked(options: EngineIndexOptions): Promise<EngineIndexSummary> {
     await this.repairLexical();
+    const settingsHash = this.settingsHash();
+    const before = this.readState();
+    let rebuiltForSettings = false;
+    if (before?.settingsHash && before.settingsHash !== settingsHash && !options.full && !options.paths) {
+      // Discovery or chunking settings changed: every file would chunk differently, so rebuild (the index is a cache).
+      options = { ...options, full: true };
+      rebuiltForSettings = true;
+    }
     const summary: EngineIndexSummary = await runIndex({ root: this.root, config: this.config, store: this.store, lexical: this.lexical }, options);
     const previous = this.readState();
-    const state: EngineState = { ...previous, lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0 };
+    const state: EngineState = { ...previous, lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0, settingsHash };
+    if (rebuiltForSettings) summary.rebuiltBecause = 'the discovery or chunking settings changed since the last run';
     writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
     // Dense phase: the lexical index is already committed and searchable.
     if (this.embedding && !options.lexicalOnly && !options.signal?.aborted) {
@@ -270,6 +283,12 @@ export class Engine {
   async symbols(query: string, limit = 100): Promise<SymbolHit[]> {
     this.symbolTable ??= this.store.symbolEntries();
     return matchSymbols(await this.symbolTable, query, limit);
+  }
+
+  /** Hash of what decides the index's content: discovery and chunking settings and the formats' versions. */
+  private settingsHash(): string {
+    const shape = { discovery: this.config.discovery, chunking: this.config.chunking, store: STORE_SCHEMA_VERSION, lexical: LEXICAL_ANALYZER };
+    return 'sha256:' + createHash('sha256').update(JSON.stringify(shape)).digest('hex');
   }
 
   private readState(): EngineState | undefined {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { renameSync, unlinkSync, writeFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Engine } from '../../../server/src/engine/engine';
+import { defaultConfig } from '../../../server/src/engine/config/schema';
 import { tempDir, writeFiles, removeDir } from '../../support/workspace';
 
 const FILES = {
@@ -99,6 +100,18 @@ describe('incremental indexing (edit, rename, delete)', function () {
     assert.ok((await engine.status()).problems.some((p) => p.includes('lexical')));
     await engine.index();
     assert.equal((await engine.search('totalQuantity', { limit: 3 })).matches[0].file.path, 'src/orders.ts');
+  });
+
+  it('rebuilds everything when discovery or chunking settings change (settings hash)', async () => {
+    await engine.index();
+    await engine.close();
+    const config = defaultConfig();
+    config.chunking.minTokens = 50;
+    engine = await Engine.open(root, { config, embedding: null, reranker: null });
+    const s = await engine.index();
+    assert.match(s.rebuiltBecause ?? '', /settings changed/);
+    assert.equal(s.filesIndexed, 3);
+    assert.equal((await engine.index()).rebuiltBecause, undefined, 'stable once rebuilt');
   });
 
   it('the index folder ignores itself for git', async () => {
