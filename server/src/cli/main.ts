@@ -20,9 +20,6 @@ import { ConfigError, loadConfig } from '../engine/config/load';
 import { QueryError } from '../engine/ranking/query';
 import { formatIndexSummary, formatSearch, formatStatus, OUTPUT_FORMATS, OutputFormat } from './format';
 import { startHttpServer } from '../http/server';
-import { startMcpHttp } from '../mcp/http';
-import { runMcpStdio } from '../mcp/stdio';
-import { runStdioServer } from '../lsp/main';
 import { version } from '../../../package.json';
 
 process.env.LANCEDB_LOG ??= 'error';
@@ -225,7 +222,7 @@ function buildProgram(): Command {
       const engine = await Engine.open(opts.project, { config });
       const http = await startHttpServer(engine, { host: opts.host, port: opts.port });
       process.stderr.write(`quarry serve: ${engine.root} on ${http.url} (GET ${http.url}/health/)\n`);
-      const mcp = opts.mcp ? await startMcpHttp(engine, { host: opts.host, port: opts.mcpPort }) : undefined;
+      const mcp = opts.mcp ? await (await import('../mcp/http.js')).startMcpHttp(engine, { host: opts.host, port: opts.mcpPort }) : undefined;
       if (mcp) process.stderr.write(`quarry serve: MCP (Streamable HTTP) on ${mcp.url} — send "Authorization: Bearer ${mcp.token}"\n`);
       const abort = new AbortController();
       let stopping = false;
@@ -255,9 +252,9 @@ function buildProgram(): Command {
     .command('lsp')
     .description('run the language server over stdio (for any LSP editor: codeSearch/find, workspace/symbol, ...)')
     .option('--stdio', 'talk LSP over stdin/stdout (the only transport)')
-    .action(() => {
+    .action(async () => {
       // The server owns the process from here; the protocol's `exit` ends it. Nothing else may write to stdout.
-      runStdioServer();
+      (await import('../lsp/main.js')).runStdioServer();
       return new Promise(() => undefined);
     });
 
@@ -267,7 +264,7 @@ function buildProgram(): Command {
     .addOption(projectOption())
     .option('--no-index', 'do not index on start (serve the existing index)')
     .action(async (opts: { project: string; index: boolean }) => {
-      await runMcpStdio(opts.project, { noIndex: !opts.index });
+      await (await import('../mcp/stdio.js')).runMcpStdio(opts.project, { noIndex: !opts.index });
     });
 
   program

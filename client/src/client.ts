@@ -1,0 +1,158 @@
+/**
+ * The language client: starts `node <extension>/dist/cli.js lsp --stdio` (the extension host's own runtime with
+ * ELECTRON_RUN_AS_NODE=1) and wraps Quarry's custom requests.
+ */
+import * as vscode from 'vscode';
+import { CloseAction, ErrorAction, LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State, TransportKind } from 'vscode-languageclient/node';
+import { join } from 'node:path';
+import {
+  FIND_METHOD,
+  FindParams,
+  FindResult,
+  REINDEX_METHOD,
+  ReindexParams,
+  ReindexResult,
+  STATUS_CHANGED_NOTIFICATION,
+  STATUS_METHOD,
+  StatusChangedParams,
+  StatusResult,
+} from './types';
+import { initializationOptions } from './settings';
+
+export class QuarryClient implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient> | undefined;
+  private readonly statusEmitter = new vscode.EventEmitter<StatusChangedParams>();
+  /** `codeSearch/statusChanged`, as the server sends it. */
+  readonly onStatusChanged = this.statusEmitter.event;
+  /** The last notification per folder URI. */
+  readonly lastStatus = new Map<string, StatusChangedParams>();
+  /** Server exits (not asked for) in the last 3 minutes. */
+  private crashes: number[] = [];
+  /**
+   * Set after the server crashed twice in 3 minutes: it then runs with `embedding: false` (lexical search only).
+   * (A crash that also happens without embeddings still ends after 5 exits in 3 minutes.)
+   */
+  lexicalOnlyReason: string | undefined;
+  private readonly degradedEmitter = new vscode.EventEmitter<string>();
+  /** A degraded mode the client chose (shown to the user, never silent). */
+  readonly onDegraded = this.degradedEmitter.event;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly output: vscode.LogOutputChannel,
+  ) {}
+
+  get running(): boolean {
+    return this.client?.state === State.Running;
+  }
+
+  /** Starts the server once (later calls share the start); never blocks activation. */
+  start(): Promise<LanguageClient> {
+    if (this.starting) return this.starting;
+    const cli = join(this.context.extensionPath, 'dist', 'cli.js');
+    const run = {
+      command: process.execPath,
+      // --liftoff-only: on Node 24 (code-server 4.139's runtime) V8's optimizing WASM compiler aborts the process
+      // ("Fatal process out of memory: Zone") on the tree-sitter grammars, even for lexical-only indexing. Liftoff
+      // alone was measured no slower for indexing (Node 20: 12.4 s vs 10.9 s on the same corpus).
+      args: ['--liftoff-only', cli, 'lsp', '--stdio'],
+      transport: TransportKind.stdio,
+      options: { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', LANCEDB_LOG: process.env.LANCEDB_LOG ?? 'error' } },
+    };
+    const serverOptions: ServerOptions = { run, debug: run };
+    const watcher = vscode.workspace.createFileSystemWatcher('**/*');
+    this.context.subscriptions.push(watcher);
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file' }],
+      synchronize: { fileEvents: watcher },
+      outputChannel: this.output,
+      initializationOptions: initializationOptions(this.lexicalOnlyReason !== undefined),
+      errorHandler: {
+        error: () => ({ action: ErrorAction.Continue }),
+        closed: () => this.onServerClosed(),
+      },
+      // Indexing failures are reported through statusChanged and the status bar, not pop-ups.
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+    };
+    const client = new LanguageClient('quarry', 'Quarry', serverOptions, clientOptions);
+    this.client = client;
+    this.starting = (async () => {
+      await client.start();
+      client.onNotification(STATUS_CHANGED_NOTIFICATION, (p: StatusChangedParams) => {
+        this.lastStatus.set(p.folder, p);
+        this.statusEmitter.fire(p);
+      });
+      return client;
+    })();
+    this.starting.catch((e) => {
+      this.output.appendLine(`Quarry: the language server did not start: ${(e as Error)?.message ?? e}`);
+      this.starting = undefined;
+      this.client = undefined;
+    });
+    return this.starting;
+  }
+
+  private onServerClosed(): { action: CloseAction; message?: string; handled?: boolean } {
+    const now = Date.now();
+    this.crashes = [...this.crashes.filter((t) => now - t < 180_000), now];
+    this.output.appendLine(`Quarry: the language server exited unexpectedly (${this.crashes.length} time(s) in 3 minutes).`);
+    if (this.lexicalOnlyReason === undefined && this.crashes.length >= 2) {
+      this.lexicalOnlyReason = 'the language server crashed twice in 3 minutes; restarted without embeddings (lexical BM25 search only). Set quarry.embedding.provider or run "Quarry: Restart Language Server" to try embeddings again.';
+      this.degradedEmitter.fire(this.lexicalOnlyReason);
+      // Restart outside the close handler, with `embedding: false`.
+      setTimeout(() => void this.restart(true).catch((e) => this.output.appendLine(`Quarry: restart failed: ${(e as Error).message}`)), 500);
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
+    if (this.crashes.length >= 5) {
+      return { action: CloseAction.DoNotRestart, message: 'Quarry: the language server crashed 5 times in 3 minutes and will not be restarted. See the Quarry output; "Quarry: Restart Language Server" tries again.' };
+    }
+    return { action: CloseAction.Restart, handled: true };
+  }
+
+  /** Restarts the server; `keepDegraded` false (a user's restart) tries embeddings again. */
+  async restart(keepDegraded = false): Promise<void> {
+    if (!keepDegraded) {
+      this.lexicalOnlyReason = undefined;
+      this.crashes = [];
+    }
+    await this.stop();
+    this.lastStatus.clear();
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    const c = this.client;
+    const starting = this.starting;
+    this.client = undefined;
+    this.starting = undefined;
+    if (!c) return;
+    try {
+      await starting?.catch(() => undefined);
+      if (c.state !== State.Stopped) await c.stop(5000);
+    } catch (e) {
+      this.output.appendLine(`Quarry: stopping the language server: ${(e as Error).message}`);
+    }
+  }
+
+  async find(params: FindParams, token?: vscode.CancellationToken): Promise<FindResult> {
+    const c = await this.start();
+    return c.sendRequest<FindResult>(FIND_METHOD, params, token);
+  }
+
+  async status(token?: vscode.CancellationToken): Promise<StatusResult> {
+    const c = await this.start();
+    return c.sendRequest<StatusResult>(STATUS_METHOD, undefined, token);
+  }
+
+  async reindex(params: ReindexParams, token?: vscode.CancellationToken): Promise<ReindexResult> {
+    const c = await this.start();
+    return c.sendRequest<ReindexResult>(REINDEX_METHOD, params, token);
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.statusEmitter.dispose();
+    this.degradedEmitter.dispose();
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * "Quarry: Open Results in Editor": the last search as a read-only virtual document (`quarry-results:` scheme,
+ * language `quarry-results`, highlighted by syntaxes/quarry-results.tmLanguage.json), with links to each match.
+ */
+import * as vscode from 'vscode';
+import { FindResult, labelOf, snippetOf, toRange, toUri } from './types';
+
+export const RESULTS_SCHEME = 'quarry-results';
+export const RESULTS_LANGUAGE = 'quarry-results';
+
+export function renderResults(query: string, r: FindResult, onMatchLine?: (line: number, m: FindResult['matches'][number]) => void): string {
+  const out: string[] = [];
+  out.push(`# Quarry results for "${query}"`);
+  out.push(`# ${r.total_results} result(s) of ${r.total_matches} candidate(s) · ${Math.round(r.execution_time_ms)} ms · ${r.search_strategy.join(', ') || 'n/a'} · searched ${r.searched.files} files, ${r.searched.chunks} chunks`);
+  for (const w of r.warnings) out.push(`! ${w}`);
+  for (const s of r.suggestions) out.push(`? ${s}`);
+  out.push('');
+  let file = '';
+  for (const m of r.matches) {
+    if (m.file.path !== file) {
+      if (file) out.push('');
+      file = m.file.path;
+      out.push(`${file}`);
+    }
+    onMatchLine?.(out.length, m);
+    out.push(`  ${m.file.path}:${m.span[0]}-${m.span[1]}  ${m.content.kind} ${labelOf(m)}  [${Math.round(m.relevance_score * 100)}%]`);
+    const snip = snippetOf(m, 140);
+    if (snip) out.push(`      ${snip}`);
+    for (const e of m.explanation.slice(0, 3)) out.push(`      · ${e}`);
+  }
+  if (!r.matches.length) out.push(r.summary || 'No results.');
+  return out.join('\n') + '\n';
+}
+
+export class ResultsDocuments implements vscode.TextDocumentContentProvider, vscode.DocumentLinkProvider {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  private readonly texts = new Map<string, { text: string; links: vscode.DocumentLink[] }>();
+  private n = 0;
+
+  /** A new document for a search; returns its URI. */
+  add(query: string, result: FindResult): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: RESULTS_SCHEME, path: `/Quarry Results ${++this.n}.quarry-results`, query: encodeURIComponent(query) });
+    const links: vscode.DocumentLink[] = [];
+    const text = renderResults(query, result, (line, m) => {
+      const where = `${m.file.path}:${m.span[0]}-${m.span[1]}`;
+      const start = toRange(m.location).start;
+      const target = toUri(m.location).with({ fragment: `L${start.line + 1},${start.character + 1}` });
+      const link = new vscode.DocumentLink(new vscode.Range(line, 2, line, 2 + where.length), target);
+      link.tooltip = 'Open the match';
+      links.push(link);
+    });
+    this.texts.set(uri.toString(), { text, links });
+    return uri;
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString())?.text ?? '# This Quarry results document is no longer available: search again.\n';
+  }
+
+  provideDocumentLinks(doc: vscode.TextDocument): vscode.DocumentLink[] {
+    return this.texts.get(doc.uri.toString())?.links ?? [];
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}

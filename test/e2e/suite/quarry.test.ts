@@ -1,0 +1,100 @@
+/**
+ * In-editor tests: run inside the extension host with the fixture workspace (a copy of test/fixtures/polyglot)
+ * open. They use the real commands and the API returned by `activate()`.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+
+interface Api {
+  ready(): Promise<void>;
+  find(query: string, options?: Record<string, unknown>): Promise<{ matches: Array<{ file: { path: string }; content: { symbol: string; kind: string }; span: [number, number]; explanation: string[] }>; warnings: string[] }>;
+  status(): Promise<{ folders: Array<{ name: string; state: string; searchable: boolean; status: { files: number; chunks: number } | null }> }>;
+  reindex(full?: boolean): Promise<{ folders: Array<{ error?: string; totalChunks?: number }> }>;
+  lastResults(): { query: string; result: unknown };
+}
+
+const EXTENSION_ID = 'quarry.quarry';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function api(): Promise<Api> {
+  const ext = vscode.extensions.getExtension<Api>(EXTENSION_ID);
+  assert.ok(ext, `extension ${EXTENSION_ID} is installed`);
+  const a = ext.isActive ? ext.exports : await ext.activate();
+  await a.ready();
+  return a;
+}
+
+async function waitSearchable(a: Api, timeoutMs = 150_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await a.status();
+    if (s.folders.length && s.folders.every((f) => f.searchable && (f.status?.chunks ?? 0) > 0)) return;
+    if (Date.now() > until) throw new Error(`the workspace was not indexed in time: ${JSON.stringify(s.folders.map((f) => [f.name, f.state, f.searchable]))}`);
+    await sleep(500);
+  }
+}
+
+describe('Quarry in the editor', () => {
+  before(async function () {
+    assert.ok(vscode.workspace.workspaceFolders?.length, 'a fixture workspace is open');
+    const a = await api();
+    await waitSearchable(a);
+  });
+
+  it('contributes its commands', async () => {
+    const all = await vscode.commands.getCommands(true);
+    for (const c of ['quarry.findCode', 'quarry.indexWorkspace', 'quarry.reindexWorkspace', 'quarry.showStatus', 'quarry.openResultsInEditor']) assert.ok(all.includes(c), c);
+  });
+
+  it('finds a Swift class by name (codeSearch/find)', async () => {
+    const a = await api();
+    const r = await a.find('ChunkStore');
+    assert.ok(r.matches.length > 0, 'some matches');
+    const top = r.matches[0];
+    assert.equal(top.file.path, 'ios/ChunkStore.swift');
+    assert.match(top.content.symbol, /ChunkStore/);
+    assert.ok(top.explanation.length > 0, 'the match is explained');
+    assert.equal(a.lastResults().query, 'ChunkStore');
+  });
+
+  it('finds code from a description across languages', async () => {
+    const a = await api();
+    const r = await a.find('reserve stock for an order');
+    assert.ok(r.matches.length > 0);
+    assert.ok(Array.isArray(r.warnings));
+  });
+
+  it('reports the index status of the folder', async () => {
+    const s = await (await api()).status();
+    assert.equal(s.folders.length, 1);
+    assert.ok(s.folders[0].status && s.folders[0].status.files > 5, JSON.stringify(s.folders[0].status));
+  });
+
+  it('"Quarry: Index Workspace" updates the index through codeSearch/reindex', async () => {
+    await vscode.commands.executeCommand('quarry.indexWorkspace');
+    const s = await (await api()).status();
+    assert.ok(s.folders[0].searchable);
+  });
+
+  it('"Quarry: Open Results in Editor" opens a read-only quarry-results document', async () => {
+    const a = await api();
+    await a.find('ChunkStore');
+    await vscode.commands.executeCommand('quarry.openResultsInEditor');
+    const ed = vscode.window.activeTextEditor;
+    assert.ok(ed, 'an editor is open');
+    assert.equal(ed.document.languageId, 'quarry-results');
+    assert.equal(ed.document.uri.scheme, 'quarry-results');
+    assert.match(ed.document.getText(), /ios\/ChunkStore\.swift:\d+-\d+/);
+  });
+
+  it('opens a results-view match at its range', async () => {
+    const a = await api();
+    const r = await a.find('ChunkStore');
+    const m = r.matches[0];
+    const root = vscode.workspace.workspaceFolders![0].uri;
+    await vscode.commands.executeCommand('quarry.results.open', { type: 'match', match: { ...m, location: { uri: vscode.Uri.joinPath(root, m.file.path).toString(), range: { start: { line: m.span[0] - 1, character: 0 }, end: { line: m.span[0] - 1, character: 0 } } } } });
+    const ed = vscode.window.activeTextEditor;
+    assert.ok(ed && ed.document.uri.path.endsWith('/ios/ChunkStore.swift'), ed?.document.uri.toString());
+    assert.equal(ed.selection.start.line, m.span[0] - 1);
+  });
+});
