@@ -94,4 +94,9 @@ export interface QuarryInitializationOptions {
   watchDebounceMs?: number;
   /** Debounce of unsaved-buffer updates per document, ms (default 200). */
   bufferDebounceMs?: number;
+  /**
+   * Editor settings (VS Code `quarry.*`) in the schema of `.quarry/config.yml`, layered over the file's values,
+   * e.g. `{ embedding: { provider: 'none' }, discovery: { exclude: ['generated/**'] } }`.
+   */
+  settings?: unknown;
 }

@@ -13,6 +13,8 @@
  *
  * Nothing here writes to stdout: logs go to `connection.console` (the client's output) or stderr.
  */
+import { loadConfig, mergeConfig } from '../engine/config/load';
+import type { QuarryConfig } from '../engine/config/schema';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -347,7 +349,16 @@ export function startLanguageServer(connection: Connection): void {
 
   const openFolder = async (f: Folder): Promise<void> => {
     try {
+      let config: QuarryConfig | undefined;
+      try {
+        config = mergeConfig(loadConfig(f.root).config, options.settings, 'editor settings (quarry.*)');
+      } catch (e) {
+        // Invalid editor settings: say which, and keep working on the file's (or default) configuration.
+        void connection.window.showErrorMessage(`Quarry: ${(e as Error).message}`);
+        config = undefined;
+      }
       const engine = await Engine.open(f.root, {
+        ...(config ? { config } : {}),
         ...(options.embedding === false ? { embedding: null } : {}),
         ...(options.reranker === false ? { reranker: null } : {}),
       });

@@ -57,3 +57,24 @@ export function loadConfig(root: string, explicitFile?: string): { config: Quarr
   }
   return { config: validateConfig(raw, file), source: file };
 }
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function deepMerge(base: unknown, over: unknown): unknown {
+  if (!isPlainObject(base) || !isPlainObject(over)) return over === undefined ? base : over;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = deepMerge(base[k], v);
+  return out;
+}
+
+/**
+ * Layers settings from another source (VS Code's `quarry.*`, passed by the language client) over a loaded
+ * configuration, in the same schema, and validates the result (ConfigError names every invalid key).
+ */
+export function mergeConfig(base: QuarryConfig, override: unknown, source: string): QuarryConfig {
+  if (override === undefined || override === null) return base;
+  if (!isPlainObject(override)) throw new ConfigError(source, [`expected an object of settings (got ${JSON.stringify(override)})`]);
+  return validateConfig(deepMerge(base, override), source);
+}
