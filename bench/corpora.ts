@@ -158,7 +158,9 @@ export function prepareCorpora(quick: boolean, only?: string[]): CorpusInfo[] {
     const dir = join(CACHE_DIR, 'corpora', spec.name, 'src');
     const metaPath = join(CACHE_DIR, 'corpora', spec.name, 'corpus.json');
     if (spec.name === 'quarry' || !existsSync(metaPath)) {
-      rmSync(join(CACHE_DIR, 'corpora', spec.name), { recursive: true, force: true });
+      // Refetch the sources; the stripped copy's index (and its embedding cache) survives for unchanged content.
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(join(CACHE_DIR, 'corpora', spec.name, 'stripped', '.stripped-ok'), { force: true });
       mkdirSync(dir, { recursive: true });
       process.stderr.write(`bench: fetching corpus ${spec.name}\n`);
       try {

@@ -112,7 +112,9 @@ export async function prepareSets(srcDir: string, outDir: string, perSet: number
   const files = listFiles(srcDir);
   const stamp = join(outDir, '.stripped-ok');
   if (!existsSync(stamp)) {
-    rmSync(outDir, { recursive: true, force: true });
+    // Start from an empty copy but keep its .quarry/ (the vector tables are a cache keyed by content hash).
+    mkdirSync(outDir, { recursive: true });
+    for (const entry of readdirSync(outDir)) if (entry !== '.quarry') rmSync(join(outDir, entry), { recursive: true, force: true });
     for (const f of files) {
       const dst = join(outDir, f);
       mkdirSync(dirname(dst), { recursive: true });
