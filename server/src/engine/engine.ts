@@ -23,6 +23,7 @@ import { retrieve, DenseChannel } from './retrieval/hybrid';
 import { matchSymbols, SymbolEntry, SymbolHit } from './symbols';
 import { estimateCompletion, HealthReport, IndexingState, overallStatus } from './health';
 import { RollingLatency } from './metrics';
+import { traced } from './log';
 import { WriteQueue } from './store/writeQueue';
 import { chunkFile } from './chunking';
 import { createHash } from 'node:crypto';
@@ -177,7 +178,9 @@ export class Engine {
    * IndexLockedError. Also repairs a lexical index that disagrees with the chunk store.
    */
   async index(options: EngineIndexOptions = {}): Promise<EngineIndexSummary> {
-    return this.writes.run(() => this.indexNow(options));
+    return this.writes.run(() =>
+      traced('indexer', options.paths ? 'update_files' : 'index_run', { root: this.root, full: !!options.full, paths: options.paths?.length }, () => this.indexNow(options)),
+    );
   }
 
   private async indexNow(options: EngineIndexOptions): Promise<EngineIndexSummary> {
@@ -346,6 +349,10 @@ export class Engine {
   }
 
   async search(query: string, opts: Partial<SearchOptions> = {}): Promise<FindCodeResponseSummary> {
+    return traced('searcher', 'hybrid_search', { query, limit: opts.limit }, () => this.searchNow(query, opts), true);
+  }
+
+  private async searchNow(query: string, opts: Partial<SearchOptions>): Promise<FindCodeResponseSummary> {
     const started = performance.now();
     const options: SearchOptions = {
       limit: Math.max(1, Math.min(opts.limit ?? 10, 1000)),

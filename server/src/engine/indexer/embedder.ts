@@ -8,6 +8,7 @@
 import type { Chunk } from '../types';
 import type { ChunkStore } from '../store/chunkStore';
 import type { EmbeddingProvider } from '../embedding/types';
+import { traced } from '../log';
 
 export interface EmbedProgress {
   model: string;
@@ -62,7 +63,7 @@ export async function backfillEmbeddings(
     if (!items.length) continue;
     let vecs: Float32Array[];
     try {
-      vecs = await provider.embedDocuments(items.map((it) => it.text), options.signal);
+      vecs = await traced('embedder', 'embed_batch', { model: provider.id, texts: items.length }, () => provider.embedDocuments(items.map((it) => it.text), options.signal), true);
     } catch (e) {
       summary.stoppedBy = `${provider.id}: ${(e as Error).message}`;
       break;
