@@ -1,6 +1,7 @@
 /** Renders engine results for people (table, markdown) and machines (json). */
 import type { FindCodeResponseSummary } from '../engine/api/results';
 import type { EngineIndexSummary } from '../engine/engine';
+import type { HealthReport } from '../engine/health';
 import type { IndexStatus } from '../engine/engine';
 
 export type OutputFormat = 'table' | 'json' | 'markdown';
@@ -86,8 +87,9 @@ export function formatIndexSummary(s: EngineIndexSummary): string {
   return out.join('\n');
 }
 
-export function formatStatus(s: IndexStatus): string {
+export function formatStatus(s: IndexStatus, health?: HealthReport): string {
   const out: string[] = [];
+  if (health) out.push(`Health:       ${health.status}`);
   out.push(`Project:      ${s.root}`);
   out.push(`Index:        ${s.indexDir} (${(s.indexSizeBytes / 1048576).toFixed(1)} MB)`);
   out.push(`State:        ${s.indexing ? `indexing (pid ${s.indexing.pid}, started ${s.indexing.startedAt})` : s.exists ? 'idle' : 'not indexed yet (run `quarry index`)'}`);
@@ -95,6 +97,14 @@ export function formatStatus(s: IndexStatus): string {
   out.push(`Files:        ${s.files}`);
   out.push(`Chunks:       ${s.chunks} (${s.conformances} conformance entries)`);
   if (s.chunks) out.push('', 'Chunks by language:', table(s.chunksByLanguage), '', 'Chunks by kind:', table(s.chunksByKind));
+  if (health) {
+    const sv = health.services;
+    out.push('', 'Services:');
+    out.push(`  vector store        ${sv.vector_store.status}${sv.vector_store.latency_ms != null ? ` (${sv.vector_store.latency_ms} ms)` : ''}`);
+    out.push(`  lexical (BM25)      ${sv.sparse_embedding.status}`);
+    out.push(`  embedding provider  ${sv.embedding_provider.status === 'none' ? 'none (BM25 only)' : `${sv.embedding_provider.status} · ${sv.embedding_provider.model} · breaker ${sv.embedding_provider.circuit_breaker_state}`}`);
+    out.push(`  reranker            ${sv.reranking.status === 'none' ? 'none' : `${sv.reranking.status} · ${sv.reranking.model}`}`);
+  }
   if (s.problems.length) out.push('', 'Problems:', ...s.problems.map((p) => `  - ${p}`));
   return out.join('\n');
 }

@@ -277,7 +277,8 @@ function buildProgram(): Command {
     .action(async (opts: { project: string; json?: boolean }) => {
       await withEngine(opts.project, async (engine) => {
         const status = await engine.status();
-        process.stdout.write((opts.json ? JSON.stringify(status, null, 2) : formatStatus(status)) + '\n');
+        const health = await engine.health();
+        process.stdout.write((opts.json ? JSON.stringify({ ...status, health }, null, 2) : formatStatus(status, health)) + '\n');
       });
     });
 

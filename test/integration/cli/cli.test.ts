@@ -126,5 +126,10 @@ describe('quarry CLI (separate processes over one on-disk index)', function () {
     assert.equal(s.files, 3);
     assert.ok(s.chunks >= 3);
     assert.ok(s.lastIndexed);
+    assert.equal(s.health.status, 'healthy');
+    assert.equal(s.health.services.vector_store.status, 'up');
+    const text = runCli(['status', '-p', root]);
+    assert.match(text.stdout, /^Health: {7}healthy/m);
+    assert.match(text.stdout, /embedding provider {2}none \(BM25 only\)/);
   });
 });
