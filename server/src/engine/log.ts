@@ -47,7 +47,10 @@ export async function traced<T>(component: Component, operation: string, context
     return result;
   } catch (e) {
     const err = e as Error;
-    log.error({ operation, request_id, duration_ms: Math.round((performance.now() - started) * 100) / 100, context, error: { type: err.name, message: err.message } }, `${operation} failed`);
+    const fields = { operation, request_id, duration_ms: Math.round((performance.now() - started) * 100) / 100, context, error: { type: err.name, message: err.message } };
+    // A query the user mistyped is answered with a clear error to them; it is not a service failure.
+    if (err.name === 'QueryError') log.debug(fields, `${operation} rejected the query`);
+    else log.error(fields, `${operation} failed`);
     throw e;
   }
 }
