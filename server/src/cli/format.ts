@@ -61,6 +61,7 @@ export function formatIndexSummary(s: EngineIndexSummary): string {
   const out: string[] = [];
   out.push(`Indexed ${s.root} in ${(s.durationMs / 1000).toFixed(1)}s`);
   if (s.rebuiltBecause) out.push(`  rebuilt from scratch: ${s.rebuiltBecause}`);
+  if (s.resumed) out.push(`  ${s.resumed}`);
   out.push(
     `  files: ${s.filesDiscovered} discovered, ${s.filesIndexed} indexed, ${s.filesUnchanged} unchanged, ${s.filesRemoved} removed`,
   );

@@ -32,6 +32,7 @@ import { createEmbeddingProvider, createReranker } from './embedding/registry';
 import { rerankCandidates } from './retrieval/rerank';
 import { detectIntents } from './ranking/intents';
 import { backfillEmbeddings, EmbedProgress, EmbedSummary } from './indexer/embedder';
+import { CheckpointWriter, readCheckpoint, resumeDecision } from './indexer/checkpoint';
 import { chunkView } from './embedding/viewFor';
 import type { Candidate, SearchOptions } from './ranking/candidate';
 import { compareCandidates } from './ranking/candidate';
@@ -63,6 +64,8 @@ export interface EngineIndexSummary extends IndexSummary {
   embedding?: EmbedSummary;
   /** Set when this run rebuilt everything on its own (and why). */
   rebuiltBecause?: string;
+  /** Set when this run continued an interrupted one (FR-034). */
+  resumed?: string;
 }
 
 export interface IndexStatus {
@@ -212,16 +215,33 @@ export class Engine {
     await this.repairLexical();
     const settingsHash = this.settingsHash();
     const before = this.readState();
-    let rebuiltForSettings = false;
+    let rebuiltBecause: string | undefined;
+    let resumed: string | undefined;
     if (before?.settingsHash && before.settingsHash !== settingsHash && !options.full && !options.paths) {
       // Discovery or chunking settings changed: every file would chunk differently, so rebuild (the index is a cache).
       options = { ...options, full: true };
-      rebuiltForSettings = true;
+      rebuiltBecause = 'the discovery or chunking settings changed since the last run';
+    }
+    let checkpoint: CheckpointWriter | undefined;
+    if (!options.paths) {
+      const decision = resumeDecision(readCheckpoint(this.quarryDir), settingsHash);
+      if (decision.action === 'reindex' && !options.full) {
+        options = { ...options, full: true };
+        rebuiltBecause = decision.reason;
+      } else if (decision.action === 'resume' && !options.full) {
+        resumed = decision.reason;
+      }
+      checkpoint = new CheckpointWriter(this.quarryDir, this.root, settingsHash);
+      options = { ...options, checkpoint };
     }
     const summary: EngineIndexSummary = await runIndex({ root: this.root, config: this.config, store: this.store, lexical: this.lexical }, options);
     const previous = this.readState();
     const state: EngineState = { ...previous, lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0, settingsHash };
-    if (rebuiltForSettings) summary.rebuiltBecause = 'the discovery or chunking settings changed since the last run';
+    if (rebuiltBecause) summary.rebuiltBecause = rebuiltBecause;
+    if (resumed) summary.resumed = resumed;
+    // An interrupted run keeps its checkpoint (the next start resumes); a complete one removes it.
+    if (options.signal?.aborted) checkpoint?.write();
+    else checkpoint?.complete();
     writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
     // Dense phase: the lexical index is already committed and searchable.
     if (this.embedding && !options.lexicalOnly && !options.signal?.aborted) {

@@ -60,6 +60,8 @@ export interface IndexOptions {
   onProgress?: (p: IndexProgress) => void;
   /** Files per committed batch. */
   batchSize?: number;
+  /** Receives each committed batch (the FR-034 checkpoint). */
+  checkpoint?: { batch(paths: string[], chunks: number, errors: string[]): void; tick(): void };
   /**
    * Only these workspace-relative paths (file-watch events, saves): each is classified by the same rules as a
    * full discovery, and a path that no longer qualifies (deleted, now ignored) loses its chunks.
@@ -132,7 +134,8 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   progress.filesToProcess = candidates.length;
   report();
 
-  const batchSize = options.batchSize ?? 200;
+  // 100 files per committed batch: seed 002 FR-034 checkpoints every 100 files.
+  const batchSize = options.batchSize ?? 100;
   for (let i = 0; i < candidates.length; i += batchSize) {
     if (options.signal?.aborted) break;
     const batch = candidates.slice(i, i + batchSize);
@@ -141,6 +144,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     const replaced: string[] = [];
     const touchOnly: FileRecord[] = [];
     for (const file of batch) {
+      options.checkpoint?.tick();
       progress.currentFile = file.path;
       const outcome = await processFile(file, records.get(file.path), target, summary);
       if (outcome.kind === 'unchanged') {
@@ -167,6 +171,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     }
     await store.putFiles([...fileRecords, ...touchOnly]);
     summary.chunksCreated += chunks.length;
+    options.checkpoint?.batch(batch.map((f) => f.path), chunks.length, []);
     report();
   }
 

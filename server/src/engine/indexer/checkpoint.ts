@@ -1,0 +1,85 @@
+/**
+ * The indexing checkpoint (seed 002 FR-034): `.quarry/index_checkpoint.json`, written after every committed batch
+ * (100 files), at least every 5 minutes, and when a run is interrupted (SIGTERM/SIGINT abort the run between
+ * batches); removed when a run completes. Its presence at the next start means an interrupted run: same settings
+ * hash and younger than 24 h → resume (the incremental run redoes only what was not committed), otherwise re-index
+ * from scratch.
+ */
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+
+export interface Checkpoint {
+  session_id: string;
+  project_path: string;
+  start_time: string;
+  last_checkpoint: string;
+  files_processed: string[];
+  chunks_created: number;
+  errors: string[];
+  settings_hash: string;
+}
+
+export const CHECKPOINT_FILE = 'index_checkpoint.json';
+const MAX_AGE_MS = 24 * 3600 * 1000;
+
+export function readCheckpoint(quarryDir: string): Checkpoint | undefined {
+  const path = join(quarryDir, CHECKPOINT_FILE);
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Checkpoint;
+  } catch {
+    return undefined; // a torn checkpoint is as good as none: the run re-indexes incrementally
+  }
+}
+
+/** What to do with an interrupted run's checkpoint. */
+export function resumeDecision(cp: Checkpoint | undefined, settingsHash: string, now = Date.now()): { action: 'none' | 'resume' | 'reindex'; reason?: string } {
+  if (!cp) return { action: 'none' };
+  if (cp.settings_hash !== settingsHash) return { action: 'reindex', reason: 'the settings changed since the interrupted run' };
+  const age = now - Date.parse(cp.last_checkpoint);
+  if (!(age < MAX_AGE_MS)) return { action: 'reindex', reason: 'the interrupted run is more than 24 hours old' };
+  return { action: 'resume', reason: `resuming an interrupted run from ${cp.chunks_created} chunks (${cp.files_processed.length} files)` };
+}
+
+/** Accumulates a run's progress and writes it atomically when due. */
+export class CheckpointWriter {
+  private readonly cp: Checkpoint;
+  private lastWrite = 0;
+
+  constructor(
+    private readonly quarryDir: string,
+    projectPath: string,
+    settingsHash: string,
+    private readonly everyMs = 5 * 60 * 1000,
+  ) {
+    const now = new Date().toISOString();
+    this.cp = { session_id: randomUUID(), project_path: projectPath, start_time: now, last_checkpoint: now, files_processed: [], chunks_created: 0, errors: [], settings_hash: settingsHash };
+  }
+
+  /** Records a committed batch; writes now (every batch is at most 100 files) or when 5 minutes have passed. */
+  batch(paths: string[], chunks: number, errors: string[]): void {
+    this.cp.files_processed.push(...paths);
+    this.cp.chunks_created += chunks;
+    this.cp.errors.push(...errors);
+    this.write();
+  }
+
+  write(): void {
+    this.cp.last_checkpoint = new Date().toISOString();
+    const path = join(this.quarryDir, CHECKPOINT_FILE);
+    writeFileSync(`${path}.tmp`, JSON.stringify(this.cp, null, 2));
+    renameSync(`${path}.tmp`, path);
+    this.lastWrite = Date.now();
+  }
+
+  /** Writes if the 5-minute interval has passed (for long batches). */
+  tick(): void {
+    if (Date.now() - this.lastWrite >= this.everyMs) this.write();
+  }
+
+  /** The run completed: the checkpoint is no longer needed. */
+  complete(): void {
+    rmSync(join(this.quarryDir, CHECKPOINT_FILE), { force: true });
+  }
+}
