@@ -158,9 +158,8 @@ function buildProgram(): Command {
           if (abort.signal.aborted) {
             process.stderr.write('Indexing interrupted; what was committed is kept. Run `quarry index` again to finish.\n');
             process.exitCode = 130;
-          } else if (summary.errors.length >= 25) {
-            process.stderr.write(`Warning: ${summary.errors.length} files failed to index (see the list above).\n`);
           }
+          for (const w of summary.warnings) process.stderr.write(`Warning: ${w}\n`);
         } finally {
           progress.stop();
           process.off('SIGINT', onSignal);

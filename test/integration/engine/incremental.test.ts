@@ -119,3 +119,25 @@ describe('incremental indexing (edit, rename, delete)', function () {
     assert.match(readFileSync(join(root, '.quarry', '.gitignore'), 'utf8'), /^\*$/m);
   });
 });
+
+describe('codebase size limits (seed 002 FR-039) and error warnings', function () {
+  this.timeout(60_000);
+  it('warns above discovery.largeCodebaseFiles and refuses above discovery.maxFiles with the cause and a fix', async () => {
+    const root = tempDir();
+    writeFiles(root, { 'a.py': 'x = 1\n', 'b.py': 'y = 2\n', 'c.py': 'z = 3\n' });
+    try {
+      const config = defaultConfig();
+      config.discovery.largeCodebaseFiles = 2;
+      const engine = await Engine.open(root, { config, embedding: null, reranker: null });
+      const s = await engine.index();
+      assert.match(s.warnings.join('\n'), /Large codebase detected \(3 files\)/);
+      await engine.close();
+      config.discovery.maxFiles = 2;
+      const strict = await Engine.open(root, { config, embedding: null, reranker: null });
+      await assert.rejects(strict.index(), /Codebase too large: 3 files to index \(the limit is 2\).*discovery\.exclude/);
+      await strict.close();
+    } finally {
+      removeDir(root);
+    }
+  });
+});

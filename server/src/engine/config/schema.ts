@@ -31,6 +31,10 @@ export const DiscoveryConfigSchema = z
     minifiedLineLength: z.number().int().positive().default(1000),
     /** Follow symbolic links that stay inside the workspace. */
     followSymlinks: z.boolean().default(true),
+    /** Seed 002 FR-039: warn above this many files to index... */
+    largeCodebaseFiles: z.number().int().positive().default(50_000),
+    /** ...and refuse above this many (narrow the project with `exclude` instead). */
+    maxFiles: z.number().int().positive().default(500_000),
   })
   .strict();
 

@@ -32,6 +32,17 @@ export interface IndexError {
   message: string;
 }
 
+/** Seed 002 FR-039: more files than `discovery.maxFiles` (500,000 by default) are refused. */
+export class CodebaseTooLargeError extends Error {
+  constructor(readonly files: number, readonly limit: number) {
+    super(
+      `Codebase too large: ${files.toLocaleString('en-US')} files to index (the limit is ${limit.toLocaleString('en-US')}). ` +
+        'Narrow it with discovery.exclude in .quarry/config.yml or .gitignore, or index a subfolder with --project.',
+    );
+    this.name = 'CodebaseTooLargeError';
+  }
+}
+
 export interface IndexSummary {
   root: string;
   filesDiscovered: number;
@@ -47,6 +58,8 @@ export interface IndexSummary {
   skippedByReason: Partial<Record<SkipReason, number>>;
   unknownExtensions: Record<string, number>;
   errors: IndexError[];
+  /** Things the user should know (large codebase, many failed files). */
+  warnings: string[];
   durationMs: number;
   /** Totals in the index after the run. */
   totalFiles: number;
@@ -105,13 +118,17 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
         },
       });
   progress.filesDiscovered = found.files.length;
+  if (found.files.length > config.discovery.maxFiles) throw new CodebaseTooLargeError(found.files.length, config.discovery.maxFiles);
 
   const summary: IndexSummary = {
     root, filesDiscovered: found.files.length, filesIndexed: 0, filesUnchanged: 0, filesRemoved: 0,
     chunksCreated: 0, chunksRemoved: 0, filesByLanguage: {}, chunksByKind: {}, skippedByReason: {},
-    unknownExtensions: found.unknownExtensions, errors: [], durationMs: 0, totalFiles: 0, totalChunks: 0,
+    unknownExtensions: found.unknownExtensions, errors: [], warnings: [], durationMs: 0, totalFiles: 0, totalChunks: 0,
   };
   for (const s of found.skipped) bump(summary.skippedByReason as Record<string, number>, s.reason);
+  if (found.files.length > config.discovery.largeCodebaseFiles) {
+    summary.warnings.push(`Large codebase detected (${found.files.length.toLocaleString('en-US')} files): indexing may be slow; consider discovery.exclude for generated or vendored code.`);
+  }
 
   const records = await store.fileRecords();
   const discovered = new Set(found.files.map((f) => f.path));
@@ -178,6 +195,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   progress.phase = 'finalizing';
   progress.currentFile = undefined;
   report();
+  if (summary.errors.length >= 25) summary.warnings.push(`${summary.errors.length} files failed to index (seed 002 FR-009b); see the errors listed in the summary.`);
   // Compaction and index building are for whole runs; per-file updates (editor saves) stay fast.
   if (!options.paths) await store.maintain();
   const counts = await store.counts();
