@@ -24,6 +24,7 @@ import { matchSymbols, SymbolEntry, SymbolHit } from './symbols';
 import { estimateCompletion, HealthReport, IndexingState, overallStatus } from './health';
 import { RollingLatency } from './metrics';
 import { traced } from './log';
+import { tally } from './counts';
 import { WriteQueue } from './store/writeQueue';
 import { chunkFile } from './chunking';
 import { createHash } from 'node:crypto';
@@ -113,6 +114,9 @@ export class Engine {
   private symbolTable?: Promise<SymbolEntry[]>;
   private readonly openedAt = Date.now();
   private readonly queryLatency = new RollingLatency(100);
+  private readonly resultsReturned = new RollingLatency(100);
+  private readonly intentCounts: Record<string, number> = {};
+  private readonly indexTotals = { chunks: 0, errors: 0, lastDurationSeconds: null as number | null };
   private indexing: IndexingState = { state: 'idle', filesDiscovered: 0, filesToProcess: 0, filesProcessed: 0, chunksCreated: 0, errors: 0, currentFile: null, startedAt: null };
 
   private constructor(
@@ -201,6 +205,9 @@ export class Engine {
     try {
       const summary = await this.indexLocked(options);
       this.indexing = { ...this.indexing, state: 'idle', errors: summary.errors.length, currentFile: null };
+      this.indexTotals.chunks += summary.chunksCreated;
+      this.indexTotals.errors += summary.errors.length;
+      if (!options.paths) this.indexTotals.lastDurationSeconds = Math.round(summary.durationMs / 100) / 10;
       return summary;
     } catch (e) {
       this.indexing = { ...this.indexing, state: 'error', lastError: (e as Error).message, currentFile: null };
@@ -437,6 +444,9 @@ export class Engine {
       : `No results for "${parsed.text}" (searched ${counts.chunks} chunks across ${counts.files} files).`;
     const elapsed = Math.round((performance.now() - started) * 100) / 100;
     this.queryLatency.add(elapsed);
+    this.resultsReturned.add(matches.length);
+    const intentKey = intent.codeTask?.intentType ?? intent.information?.intent ?? 'NONE';
+    tally(this.intentCounts, intentKey);
     return {
       matches,
       summary: summary.slice(0, 1000),
@@ -483,6 +493,9 @@ export class Engine {
     const state = this.readState();
     const langs = storeUp ? Object.keys((await this.store.breakdown()).byLanguage).sort() : [];
     const lat = this.queryLatency.summary();
+    const results = this.resultsReturned.summary();
+    const elapsedS = this.indexing.startedAt ? (Date.now() - this.indexing.startedAt) / 1000 : 0;
+    const rate = this.indexing.state === 'indexing' && elapsedS > 0 ? Math.round((this.indexing.filesProcessed / elapsedS) * 10) / 10 : 0;
     return {
       status: overallStatus(storeUp, emb, rr, this.indexing),
       timestamp: new Date().toISOString(),
@@ -516,6 +529,20 @@ export class Engine {
         queries_processed: this.queryLatency.total,
         avg_query_latency_ms: lat.mean,
         search_query_latency_ms: { p50: lat.p50, p95: lat.p95, p99: lat.p99 },
+      },
+      metrics: {
+        search_query_latency_ms: { p50: lat.p50, p95: lat.p95, p99: lat.p99 },
+        search_queries_total: this.queryLatency.total,
+        search_results_returned: { avg: results.mean, p50: results.p50, p95: results.p95 },
+        search_intent_distribution: { ...this.intentCounts },
+        indexing_files_per_second: rate,
+        indexing_chunks_created_total: this.indexTotals.chunks + (this.indexing.state === 'indexing' ? this.indexing.chunksCreated : 0),
+        indexing_errors_total: this.indexTotals.errors,
+        indexing_duration_seconds: this.indexTotals.lastDurationSeconds,
+        embedding_api_requests_total: emb?.requests ?? 0,
+        embedding_api_errors_total: emb?.errors ?? 0,
+        embedding_api_latency_ms: emb?.lastLatencyMs ?? null,
+        circuit_breaker_state: emb?.circuit ?? 'closed',
       },
     };
   }

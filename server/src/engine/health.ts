@@ -37,6 +37,21 @@ export interface HealthReport {
     avg_query_latency_ms: number;
     search_query_latency_ms: { p50: number; p95: number; p99: number };
   };
+  /** Seed 002 FR-041 metrics, for this process since it started. */
+  metrics: {
+    search_query_latency_ms: { p50: number; p95: number; p99: number };
+    search_queries_total: number;
+    search_results_returned: { avg: number; p50: number; p95: number };
+    search_intent_distribution: Record<string, number>;
+    indexing_files_per_second: number;
+    indexing_chunks_created_total: number;
+    indexing_errors_total: number;
+    indexing_duration_seconds: number | null;
+    embedding_api_requests_total: number;
+    embedding_api_errors_total: number;
+    embedding_api_latency_ms: number | null;
+    circuit_breaker_state: string;
+  };
 }
 
 /** Live indexing progress as the engine sees it. */

@@ -50,6 +50,10 @@ describe('quarry serve: GET /health/ (seed 002 FR-010-Enhanced)', function () {
       assert.equal(health.services.vector_store.status, 'up');
       assert.ok(health.statistics.total_chunks_indexed > 0);
       assert.ok(health.statistics.languages_indexed.includes('swift'));
+      for (const k of ['search_queries_total', 'search_results_returned', 'search_intent_distribution', 'indexing_chunks_created_total', 'indexing_errors_total', 'indexing_duration_seconds', 'embedding_api_requests_total', 'circuit_breaker_state']) {
+        assert.ok(k in health.metrics, `metrics.${k}`);
+      }
+      assert.ok(health.metrics.indexing_chunks_created_total > 0);
       const missing = await fetch(`${url}/nope`);
       assert.equal(missing.status, 404);
       child.kill('SIGTERM');
