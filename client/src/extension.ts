@@ -5,6 +5,7 @@
  *
  * Activation is cheap: the server starts in the background and nothing here waits on it.
  */
+import { registerMcp } from './mcp';
 import * as vscode from 'vscode';
 import { QuarryClient } from './client';
 import { findCode } from './findCode';
@@ -147,6 +148,7 @@ export function activate(context: vscode.ExtensionContext): QuarryApi {
       }
     };
 
+  registerMcp(context);
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(RESULTS_SCHEME, docs),
     vscode.languages.registerDocumentLinkProvider({ scheme: RESULTS_SCHEME }, docs),

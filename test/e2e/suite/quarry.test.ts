@@ -97,4 +97,37 @@ describe('Quarry in the editor', () => {
     assert.ok(ed && ed.document.uri.path.endsWith('/ios/ChunkStore.swift'), ed?.document.uri.toString());
     assert.equal(ed.selection.start.line, m.span[0] - 1);
   });
+
+  it('copies a ready MCP config for agents', async () => {
+    await vscode.commands.executeCommand('quarry.copyMcpConfig');
+    const cfg = JSON.parse(await vscode.env.clipboard.readText()) as { mcpServers: Record<string, { command: string; args: string[] }> };
+    const server = cfg.mcpServers.quarry;
+    assert.ok(server, JSON.stringify(cfg));
+    assert.deepEqual(server.args.slice(-3), ['mcp', '--project', vscode.workspace.workspaceFolders![0].uri.fsPath]);
+    assert.ok(server.args.some((a) => a.endsWith('/dist/cli.js')));
+  });
+
+  it('finds a class with Go to Symbol in Workspace', async () => {
+    const symbols = (await vscode.commands.executeCommand('vscode.executeWorkspaceSymbolProvider', 'RestockBatcher')) as vscode.SymbolInformation[];
+    assert.ok(symbols.length > 0, 'workspace symbols answered');
+    assert.equal(symbols[0].name, 'RestockBatcher');
+    assert.equal(symbols[0].kind, vscode.SymbolKind.Class);
+  });
+
+  it('reflects an edited file in the results', async () => {
+    const a = await api();
+    const root = vscode.workspace.workspaceFolders![0].uri;
+    const file = vscode.Uri.joinPath(root, 'scripts', 'restock.js');
+    const doc = await vscode.workspace.openTextDocument(file);
+    const editor = await vscode.window.showTextDocument(doc);
+    await editor.edit((e) => e.insert(new vscode.Position(doc.lineCount, 0), '\nfunction reconcileWarehouseLedgerTotals(entries) {\n  return entries.reduce((sum, e) => sum + e.delta, 0);\n}\n'));
+    let found = false;
+    for (let i = 0; i < 40 && !found; i++) {
+      await sleep(250);
+      const r = await a.find('reconcileWarehouseLedgerTotals');
+      found = r.matches.some((m) => m.file.path === 'scripts/restock.js');
+    }
+    assert.ok(found, 'the unsaved edit is searchable');
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
 });
