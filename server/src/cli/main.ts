@@ -18,7 +18,7 @@ import type { EmbedProgress } from '../engine/indexer/embedder';
 import { IndexLockedError } from '../engine/indexer/lock';
 import { ConfigError, loadConfig } from '../engine/config/load';
 import { QueryError } from '../engine/ranking/query';
-import { formatIndexSummary, formatSearch, formatStatus, OUTPUT_FORMATS, OutputFormat } from './format';
+import { formatIndexSummary, formatLegacy, formatSearch, formatShowScores, formatStatus, OUTPUT_FORMATS, OutputFormat } from './format';
 import { startHttpServer } from '../http/server';
 import { configureLogging } from '../engine/log';
 import { version } from '../../../package.json';
@@ -182,7 +182,9 @@ function buildProgram(): Command {
     .option('--languages <list>', 'only these languages, comma-separated (e.g. python,go)')
     .option('--type <types>', 'only these chunk types, comma-separated (function, method, class, code, knowledge, or a fine kind)')
     .option('--no-explain', 'leave the per-result score breakdown out of JSON output')
-    .action(async (query: string, opts: { project: string; limit: number; outputFormat: OutputFormat; format?: OutputFormat; intent?: string; includeTests?: boolean; languages?: string; type?: string; explain?: boolean }) => {
+    .option('--show-scores', 'show each result\'s score breakdown in a box (seed 003 FR-6)')
+    .option('--legacy', 'compact table: File | Type | Name | Lines | Score (seed 003 FR-5.5)')
+    .action(async (query: string, opts: { project: string; limit: number; outputFormat: OutputFormat; format?: OutputFormat; intent?: string; includeTests?: boolean; languages?: string; type?: string; explain?: boolean; showScores?: boolean; legacy?: boolean }) => {
       const format = opts.format ?? opts.outputFormat;
       await withEngine(opts.project, async (engine) => {
         if (!engine.hasIndex) {
@@ -200,7 +202,15 @@ function buildProgram(): Command {
           types: opts.type?.split(',').map((s) => s.trim()).filter(Boolean),
           explain: opts.explain !== false,
         });
-        process.stdout.write(formatSearch(res, format, query) + '\n');
+        if (format === 'table' && res.matches.length && (opts.legacy || opts.showScores)) {
+          const parts = [];
+          if (opts.legacy) parts.push(formatLegacy(res));
+          if (opts.showScores) parts.push(formatShowScores(res, query));
+          for (const w of res.warnings) process.stdout.write(`⚠️  Warning: ${w}\n`);
+          process.stdout.write(parts.join('\n\n') + '\n');
+        } else {
+          process.stdout.write(formatSearch(res, format, query) + '\n');
+        }
       });
     });
 

@@ -67,6 +67,19 @@ describe('quarry CLI (separate processes over one on-disk index)', function () {
     assert.match(table.stdout, /1\. src\/refunds\.py:1-3 issue_refund/);
   });
 
+  it('--legacy prints the compact table and --show-scores the boxed breakdown (seed 003 FR-5.5, FR-6)', () => {
+    const legacy = runCli(['search', 'issue_refund', '-p', root, '-l', '2', '--legacy']);
+    assert.equal(legacy.status, 0, legacy.stderr);
+    const lines = legacy.stdout.trim().split('\n');
+    assert.match(lines[0], /^File\s+\| Type\s+\| Name\s+\| Lines \| Score$/);
+    assert.match(lines[1], /^refunds\.py\s+\| function \| issue_refund\s+\| 1-3\s+\| 1\.000$/);
+    const boxes = runCli(['search', 'issue_refund', '-p', root, '-l', '1', '--show-scores']);
+    assert.match(boxes.stdout, /^┌─ refunds\.py \| function \| issue_refund \(Lines 1-3\) ─+┐$/m);
+    assert.match(boxes.stdout, /│ Final Score: 1\.000/);
+    assert.match(boxes.stdout, /└─ BM25: +[\d.]+ +\(exact keyword match on "issue_refund"\)/);
+    assert.match(boxes.stdout, /^└─+┘$/m);
+  });
+
   it('no results: exit 0 with suggestions', () => {
     const r = runCli(['search', 'xyzabc123', '-p', root]);
     assert.equal(r.status, 0);
