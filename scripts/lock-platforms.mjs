@@ -21,6 +21,6 @@ for (const [name, p] of Object.entries(platforms)) {
   lock.packages[key] = { version: lance.version, ...p, license: 'Apache-2.0', optional: true, engines: { node: '>= 18' } };
   added++;
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)));
+lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b, 'en'))));
 writeFileSync('package-lock.json', JSON.stringify(lock, null, 2) + '\n');
 console.log(`lock-platforms: added ${added} entr${added === 1 ? 'y' : 'ies'}`);
