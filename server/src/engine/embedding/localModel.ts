@@ -164,3 +164,30 @@ export async function loadLocalModel(
   }
   return { ...loaded, hash: await shortFileHash(resolved.onnxFile), resolved };
 }
+
+/** What both in-process model providers need from their configuration. */
+export interface LocalModelConfig {
+  modelPath?: string;
+  file: string;
+  allowRemoteModels: boolean;
+  threads: number;
+  maxInputTokens: number;
+}
+
+/**
+ * Resolves and loads a configured local model directory (ONNX embedder or cross-encoder), and caps the input
+ * length by what the tokenizer declares. `fix` names the setting to change when no directory is configured.
+ */
+export async function loadConfiguredModel(
+  cfg: LocalModelConfig,
+  kind: 'feature-extraction' | 'sequence-classification',
+  provider: string,
+  fix: string,
+): Promise<LoadedModel<any> & { resolved: ResolvedModelDir; maxInputTokens: number }> {
+  if (!cfg.modelPath) throw new ProviderUnavailableError(provider, `${provider}: no model directory configured. Fix: set ${fix}.`, false);
+  const resolved = resolveModelDir(cfg.modelPath, cfg.file, provider);
+  const loaded = await loadLocalModel(resolved, kind, { allowRemoteModels: cfg.allowRemoteModels, threads: cfg.threads, provider });
+  const tokMax = Number(loaded.tokenizer.model_max_length);
+  const maxInputTokens = Math.min(cfg.maxInputTokens, Number.isFinite(tokMax) && tokMax > 0 ? tokMax : cfg.maxInputTokens);
+  return { ...loaded, resolved, maxInputTokens };
+}

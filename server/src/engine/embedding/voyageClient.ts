@@ -3,6 +3,7 @@
  * on its own (twice by default), declares @huggingface/transformers as a peer, and hides the HTTP status we need
  * to classify failures. Timeouts, retries, breaker and concurrency come from `resilience.ts`.
  */
+import { ProviderUnavailableError } from './types';
 import { CircuitBreaker, ConcurrencyLimiter, HttpError, isNetworkError, ResilientCaller, TimeoutError, CircuitOpenError, Clock } from './resilience';
 import type { CircuitBreakerConfig } from './config';
 
@@ -23,6 +24,13 @@ export interface VoyageClientOptions {
 export function resolveVoyageKey(configured: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const k = configured?.trim() || env[VOYAGE_KEY_ENV]?.trim();
   return k ? k : undefined;
+}
+
+/** The API key, or ProviderUnavailableError naming the cause and the fix (`what`: "voyage embeddings"...). */
+export function requireVoyageKey(configured: string | undefined, env: NodeJS.ProcessEnv, what: string): string {
+  const key = resolveVoyageKey(configured, env);
+  if (!key) throw new ProviderUnavailableError('voyage', missingKeyMessage(what), false);
+  return key;
 }
 
 export function missingKeyMessage(what: string): string {

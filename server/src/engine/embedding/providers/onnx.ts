@@ -4,10 +4,10 @@
  * model's own tokenizer.json, run the encoder, mean- (or CLS-) pool over the attention mask, L2-normalise.
  * Offline by default (`allowRemoteModels: false`). Model id: `onnx:<dir name>@<sha256(model file)[:12]>`.
  */
-import { EmbeddingProvider, ProviderHealth, ProviderUnavailableError } from '../types';
+import { EmbeddingProvider, ProviderHealth } from '../types';
 import { LocalCallStats } from '../localStats';
 import { OnnxEmbeddingConfig, OnnxEmbeddingConfigSchema } from '../config';
-import { loadLocalModel, resolveModelDir, ResolvedModelDir } from '../localModel';
+import { loadConfiguredModel, ResolvedModelDir } from '../localModel';
 import { normalize } from '../vector';
 
 export class OnnxEmbeddingProvider implements EmbeddingProvider {
@@ -28,17 +28,9 @@ export class OnnxEmbeddingProvider implements EmbeddingProvider {
   /** Loads the model in `config.modelPath` (required here; the registry resolves conventional locations). */
   static async load(config: Partial<OnnxEmbeddingConfig>): Promise<OnnxEmbeddingProvider> {
     const cfg = OnnxEmbeddingConfigSchema.parse(config);
-    if (!cfg.modelPath) {
-      throw new ProviderUnavailableError('onnx', 'onnx: no model directory configured. Fix: set embedding.onnx.modelPath to a local model directory.', false);
-    }
-    const resolved = resolveModelDir(cfg.modelPath, cfg.file, 'onnx');
-    const { tokenizer, model, hash } = await loadLocalModel(resolved, 'feature-extraction', {
-      allowRemoteModels: cfg.allowRemoteModels,
-      threads: cfg.threads,
-      provider: 'onnx',
-    });
-    const tokMax = Number(tokenizer.model_max_length);
-    const maxInputTokens = Math.min(cfg.maxInputTokens, Number.isFinite(tokMax) && tokMax > 0 ? tokMax : cfg.maxInputTokens);
+    const { resolved, tokenizer, model, hash, maxInputTokens } = await loadConfiguredModel(
+      cfg, 'feature-extraction', 'onnx', 'embedding.onnx.modelPath to a local model directory',
+    );
     const probe = new OnnxEmbeddingProvider('', 0, maxInputTokens, resolved, cfg, tokenizer, model);
     const [v] = await probe.forward(['probe']);
     return new OnnxEmbeddingProvider(`onnx:${resolved.name}@${hash}`, v!.length, maxInputTokens, resolved, cfg, tokenizer, model);

@@ -7,7 +7,7 @@
 import { EmbeddingProvider, ProviderHealth, ProviderUnavailableError } from '../types';
 import { VoyageEmbeddingConfig, VoyageEmbeddingConfigSchema } from '../config';
 import { ConcurrencyLimiter, Clock } from '../resilience';
-import { missingKeyMessage, resolveVoyageKey, VoyageClient } from '../voyageClient';
+import { requireVoyageKey, VoyageClient } from '../voyageClient';
 import { packBatches, toNormalizedFloat32 } from '../vector';
 
 /** Default output dimensions and context length per model (tokens). */
@@ -48,8 +48,7 @@ export class VoyageEmbeddingProvider implements EmbeddingProvider {
 
   constructor(config: Partial<VoyageEmbeddingConfig> = {}, opts: VoyageProviderOptions = {}) {
     this.cfg = VoyageEmbeddingConfigSchema.parse(config);
-    const apiKey = resolveVoyageKey(this.cfg.apiKey, opts.env ?? process.env);
-    if (!apiKey) throw new ProviderUnavailableError('voyage', missingKeyMessage('voyage embeddings'), false);
+    const apiKey = requireVoyageKey(this.cfg.apiKey, opts.env ?? process.env, 'voyage embeddings');
     const info = MODEL_INFO[this.cfg.model] ?? { dims: 1024, maxInputTokens: 32_000 };
     this.dims = this.cfg.outputDimension ?? info.dims;
     this.maxInputTokens = info.maxInputTokens;

@@ -3,10 +3,10 @@
  * logit, run on (query, document) pairs from a LOCAL directory through @huggingface/transformers. The score is the
  * raw logit (higher is more relevant). Id: `cross-encoder:<dir name>@<sha256(model file)[:12]>`.
  */
-import { ProviderHealth, ProviderUnavailableError, Reranker, RerankResult } from '../types';
+import { ProviderHealth, Reranker, RerankResult } from '../types';
 import { LocalCallStats } from '../localStats';
 import { CrossEncoderRerankConfig, CrossEncoderRerankConfigSchema } from '../config';
-import { loadLocalModel, resolveModelDir, ResolvedModelDir } from '../localModel';
+import { loadConfiguredModel, ResolvedModelDir } from '../localModel';
 
 export class CrossEncoderReranker implements Reranker {
   readonly kind = 'local' as const;
@@ -24,17 +24,9 @@ export class CrossEncoderReranker implements Reranker {
 
   static async load(config: Partial<CrossEncoderRerankConfig>): Promise<CrossEncoderReranker> {
     const cfg = CrossEncoderRerankConfigSchema.parse(config);
-    if (!cfg.modelPath) {
-      throw new ProviderUnavailableError('cross-encoder', 'cross-encoder: no model directory configured. Fix: set rerank.crossEncoder.modelPath.', false);
-    }
-    const resolved = resolveModelDir(cfg.modelPath, cfg.file, 'cross-encoder');
-    const { tokenizer, model, hash } = await loadLocalModel(resolved, 'sequence-classification', {
-      allowRemoteModels: cfg.allowRemoteModels,
-      threads: cfg.threads,
-      provider: 'cross-encoder',
-    });
-    const tokMax = Number(tokenizer.model_max_length);
-    const maxInputTokens = Math.min(cfg.maxInputTokens, Number.isFinite(tokMax) && tokMax > 0 ? tokMax : cfg.maxInputTokens);
+    const { resolved, tokenizer, model, hash, maxInputTokens } = await loadConfiguredModel(
+      cfg, 'sequence-classification', 'cross-encoder', 'rerank.crossEncoder.modelPath',
+    );
     return new CrossEncoderReranker(`cross-encoder:${resolved.name}@${hash}`, maxInputTokens, resolved, cfg, tokenizer, model);
   }
 

@@ -5,7 +5,7 @@
 import { ProviderHealth, ProviderUnavailableError, Reranker, RerankResult } from '../types';
 import { VoyageRerankConfig, VoyageRerankConfigSchema } from '../config';
 import { ConcurrencyLimiter, Clock } from '../resilience';
-import { missingKeyMessage, resolveVoyageKey, VoyageClient } from '../voyageClient';
+import { requireVoyageKey, VoyageClient } from '../voyageClient';
 
 interface RerankResponse {
   object: 'list';
@@ -29,8 +29,7 @@ export class VoyageReranker implements Reranker {
 
   constructor(config: Partial<VoyageRerankConfig> = {}, opts: VoyageRerankerOptions = {}) {
     this.cfg = VoyageRerankConfigSchema.parse(config);
-    const apiKey = resolveVoyageKey(this.cfg.apiKey, opts.env ?? process.env);
-    if (!apiKey) throw new ProviderUnavailableError('voyage', missingKeyMessage('voyage rerank'), false);
+    const apiKey = requireVoyageKey(this.cfg.apiKey, opts.env ?? process.env, 'voyage rerank');
     this.id = `voyage:${this.cfg.model}`;
     this.client = new VoyageClient({
       apiKey,
