@@ -21,6 +21,16 @@ export function firstRelevantRank(hits: readonly Hit[], target: Target, k = 10):
   return 0;
 }
 
+/** Best rank over several acceptable answers (0 when none is in the first `k`). */
+export function firstRelevantRankAny(hits: readonly Hit[], targets: readonly Target[], k = 10): number {
+  let best = 0;
+  for (const t of targets) {
+    const r = firstRelevantRank(hits, t, k);
+    if (r > 0 && (best === 0 || r < best)) best = r;
+  }
+  return best;
+}
+
 export interface QualityReport {
   queries: number;
   mrr10: number;
@@ -43,6 +53,27 @@ export function summarize(ranks: readonly number[]): QualityReport {
     ndcg10: sum((r) => (r > 0 ? 1 / Math.log2(r + 1) : 0)),
   };
 }
+
+/** 95% bootstrap interval of the mean of `values` (fixed seed, so reruns on the same ranks agree). */
+export function bootstrapCI(values: readonly number[], iterations = 1000, seed = 42): [number, number] {
+  if (!values.length) return [NaN, NaN];
+  let s = seed >>> 0;
+  const rnd = () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296;
+  };
+  const means: number[] = [];
+  for (let it = 0; it < iterations; it++) {
+    let sum = 0;
+    for (let i = 0; i < values.length; i++) sum += values[Math.floor(rnd() * values.length)]!;
+    means.push(sum / values.length);
+  }
+  means.sort((a, b) => a - b);
+  return [means[Math.floor(0.025 * iterations)]!, means[Math.ceil(0.975 * iterations) - 1]!];
+}
+
+/** Reciprocal ranks (0 when not in the top 10) — the per-query values behind MRR@10. */
+export const reciprocal = (ranks: readonly number[]): number[] => ranks.map((r) => (r > 0 ? 1 / r : 0));
 
 export interface LatencyReport {
   n: number;

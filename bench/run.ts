@@ -10,8 +10,9 @@ import { Engine } from '../server/src/engine/engine';
 import { ChunkStore } from '../server/src/engine/store/chunkStore';
 import type { Chunk } from '../server/src/engine/types';
 import { CACHE_DIR, CorpusInfo, prepareCorpora } from './corpora';
-import { firstRelevantRank, latency, LatencyReport, QualityReport, summarize } from './metrics';
+import { firstRelevantRank, firstRelevantRankAny, latency, LatencyReport, QualityReport, summarize } from './metrics';
 import { anchorLine, BenchQuery, prepareSets } from './sets';
+import { loadQuestions } from './questions';
 
 import { denseOnlySystem, lanceDir, lanceFtsSystem, miniSearchSystem, quarrySystem, ripgrepAvailable, ripgrepSystem, SearchSystem } from './systems';
 import { createEmbeddingProvider } from '../server/src/engine/embedding/registry';
@@ -24,6 +25,8 @@ import { copyRepository, runReferenceSuite } from '../test/support/referenceSuit
 import { GrowthPoint, growthCurve, growthSources } from './growth';
 
 const REPO = join(__dirname, '..');
+/** `--quality-only`: the quality sets and the dense phase only (for model and ranking work); BENCHMARKS.md is left alone. */
+const QUALITY_ONLY = process.argv.includes('--quality-only');
 const CLI = join(REPO, 'dist', 'cli.js');
 
 export interface CorpusResult {
@@ -39,7 +42,7 @@ export interface CorpusResult {
     reindex100Ms: number | null;
     diskMb: number;
   };
-  quality: Record<string, Record<string, QualityReport & { byLanguage: Record<string, QualityReport> }>>;
+  quality: Record<string, Record<string, QualityReport & { byLanguage: Record<string, QualityReport>; ranks?: number[] }>>;
   /** Dense phase per embedder: vectors written, time, and raw throughput on a fixed sample. */
   embedding?: Record<string, { vectors: number; embedded: number; phaseMs: number; sampleTexts: number; sampleMs: number; perSecond: number; queryEmbedP50Ms: number }>;
   latency: Record<string, LatencyReport>;
@@ -107,7 +110,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 async function evaluate(systems: SearchSystem[], queries: BenchQuery[]): Promise<{ quality: CorpusResult['quality']; latency: Record<string, number[]> }> {
   const quality: CorpusResult['quality'] = {};
   const times: Record<string, number[]> = {};
-  for (const set of ['identifier', 'docstring'] as const) {
+  for (const set of ['identifier', 'docstring', 'question'] as const) {
     const qs = queries.filter((q) => q.set === set);
     if (!qs.length) continue;
     quality[set] = {};
@@ -119,12 +122,13 @@ async function evaluate(systems: SearchSystem[], queries: BenchQuery[]): Promise
       for (const q of qs) {
         const [hits, ms] = await timed(() => sys.search(q.text, 10));
         times[sys.name].push(ms);
-        const r = firstRelevantRank(hits, q.target, 10);
+        const r = firstRelevantRankAny(hits, q.targets ?? [q.target], 10);
         ranks.push(r);
         (byLang[q.language] ??= []).push(r);
       }
       quality[set][sys.name] = {
         ...summarize(ranks),
+        ranks,
         byLanguage: Object.fromEntries(Object.entries(byLang).map(([l, rs]) => [l, summarize(rs)])),
       };
     }
@@ -137,16 +141,21 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
   const stripped = join(CACHE_DIR, 'corpora', corpus.name, 'stripped');
   log(`${corpus.name}: building query sets`);
   const prepared = await prepareSets(corpus.dir, stripped, quick ? 150 : 1000);
+  prepared.queries.push(...loadQuestions(corpus.name, corpus.dir, notes));
   queryTexts.set(corpus.name, prepared.queries.map((q) => q.text));
 
   log(`${corpus.name}: cold index`);
   const cold = cliIndex(stripped, ['--full']);
   const files = readdirSync(stripped, { recursive: true }).map(String).filter((f) => /\.(py|ts|js|go|rs|java|cs|kt|swift|c|cpp|rb|php)$/.test(f) && !f.includes('.quarry'));
-  const restore1 = touch(stripped, files.slice(0, 1));
-  const re1 = cliIndex(stripped);
-  restore1();
+  let re1 = cold;
+  if (!QUALITY_ONLY) {
+    const restore1 = touch(stripped, files.slice(0, 1));
+    re1 = cliIndex(stripped);
+    restore1();
+  }
   let reindex100Ms: number | null = null;
-  if (files.length >= 100) {
+  if (QUALITY_ONLY) notes.push('quality-only run: no re-index figures');
+  else if (files.length >= 100) {
     const restore100 = touch(stripped, files.slice(0, 100));
     reindex100Ms = cliIndex(stripped).summary.durationMs;
     restore100();
@@ -164,7 +173,8 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
     diskMb: dirSizeMb(join(stripped, '.quarry')),
   };
 
-  const engine = await Engine.open(stripped);
+  // The BM25 pipeline alone (the baseline every dense configuration is compared with).
+  const engine = await Engine.open(stripped, { embedding: null, reranker: null });
   const { store } = await ChunkStore.open(join(stripped, '.quarry'));
   const chunks: Chunk[] = [];
   for await (const batch of store.allChunks()) chunks.push(...batch);
@@ -175,17 +185,42 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
   systems.push(await lanceFtsSystem(chunks, lanceDir(CACHE_DIR, corpus.name)));
 
   const opened: Engine[] = [];
-  let embedding: CorpusResult['embedding'];
+  const embedding: NonNullable<CorpusResult['embedding']> = {};
+  // Quarry's own code model (issue 10): the default dense channel, on every corpus (thousands of chunks/s).
+  const own = await createEmbeddingProvider({ provider: 'static' }).catch((e) => {
+    notes.push(`quarry-code model unavailable: ${(e as Error).message.split('\n')[0]}`);
+    return null;
+  });
+  if (own) {
+    const variants: DenseVariant[] = [{ name: 'quarry (default: hybrid, quarry-code)', config: defaultConfig() }];
+    for (const w of quick ? [0.5, 1, 2] : [0.25, 0.5, 1, 2, 4]) {
+      const config = defaultConfig();
+      config.retrieval.channelWeights = { lexical: 1, dense: w };
+      variants.push({ name: `hybrid-weighted dense×${w} (quarry-code)`, config });
+    }
+    const rrfConfig = defaultConfig();
+    rrfConfig.retrieval.fusion = 'rrf';
+    variants.push({ name: 'hybrid-rrf (quarry-code)', config: rrfConfig });
+    const e = await denseSystems(stripped, own, 'quarry-code', chunks, store, variants);
+    systems.push(...e.systems);
+    opened.push(...e.engines);
+    embedding[own.id] = e.stats;
+  }
   if (denseFor(corpus, index.chunks, quick)) {
     const provider = await createEmbeddingProvider({ provider: 'local-use' });
     if (provider) {
-      const e = await denseSystems(stripped, provider, chunks, store);
+      const variants: DenseVariant[] = (['rrf', 'staged', 'weighted'] as const).map((fusion) => {
+        const config = defaultConfig();
+        config.retrieval.fusion = fusion;
+        return { name: `quarry-hybrid-${fusion} (USE-lite)`, config };
+      });
+      const e = await denseSystems(stripped, provider, 'USE-lite', chunks, store, variants);
       systems.push(...e.systems);
       opened.push(...e.engines);
-      embedding = { [provider.id]: e.stats };
+      embedding[provider.id] = e.stats;
     }
   } else {
-    notes.push(`dense configurations skipped (${index.chunks} chunks; USE-lite embeds about 20 chunks/s on this machine, see the embedding table)`);
+    notes.push(`USE-lite configurations skipped (${index.chunks} chunks; USE-lite embeds about 20 chunks/s on this machine, see the embedding table)`);
   }
 
   log(`${corpus.name}: ${prepared.queries.length} queries × ${systems.length} systems`);
@@ -195,7 +230,7 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
 
   // Ablation: the Quarry pipeline with one ranking stage off at a time.
   const ablation: Record<string, Record<string, number>> = {};
-  for (const stage of ABLATED_STAGES) {
+  for (const stage of QUALITY_ONLY ? [] : ABLATED_STAGES) {
     const sys = quarrySystem(engine, `without ${stage}`, [stage]);
     const { quality: q } = await evaluate([sys], prepared.queries);
     for (const [set, bySys] of Object.entries(q)) (ablation[set] ??= {})[stage] = bySys[sys.name].mrr10;
@@ -213,6 +248,12 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
   }
   await store.close();
 
+  if (QUALITY_ONLY) {
+    for (const s of systems) await s.close?.();
+    for (const e of opened) await e.close();
+    await engine.close();
+    return { corpus, index, quality, latency: lat, notes, embedding: Object.keys(embedding).length ? embedding : undefined, ablation };
+  }
   // The CLI door: a new process per query (what a terminal user pays).
   const cliTimes: number[] = [];
   for (const q of prepared.queries.slice(0, quick ? 10 : 40)) {
@@ -238,7 +279,7 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
   for (const s of systems) await s.close?.();
   for (const e of opened) await e.close();
   await engine.close();
-  return { corpus, index, quality, latency: lat, notes, embedding, ablation };
+  return { corpus, index, quality, latency: lat, notes, embedding: Object.keys(embedding).length ? embedding : undefined, ablation };
 }
 
 /**
@@ -307,7 +348,12 @@ function denseFor(corpus: CorpusInfo, chunks: number, quick: boolean): boolean {
  * Embeds the corpus with `provider` (the engine's own dense phase; vectors are cached by content, so a re-run
  * pays only for changes) and returns the dense-only and hybrid configurations as systems.
  */
-async function denseSystems(dir: string, provider: EmbeddingProvider, chunks: Chunk[], store: ChunkStore) {
+interface DenseVariant {
+  name: string;
+  config: ReturnType<typeof defaultConfig>;
+}
+
+async function denseSystems(dir: string, provider: EmbeddingProvider, label: string, chunks: Chunk[], store: ChunkStore, variants: DenseVariant[]) {
   const sample = chunks.slice(0, 64).map((c) => chunkView(c, provider));
   const t0 = performance.now();
   await provider.embedDocuments(sample);
@@ -326,13 +372,11 @@ async function denseSystems(dir: string, provider: EmbeddingProvider, chunks: Ch
   const engines: Engine[] = [];
   const systems: SearchSystem[] = [];
   const vectors = await store.vectors(provider.id, provider.dims);
-  systems.push(denseOnlySystem('dense-only (USE-lite)', provider, vectors, store));
-  for (const fusion of ['rrf', 'staged', 'weighted'] as const) {
-    const config = defaultConfig();
-    config.retrieval.fusion = fusion;
-    const e = await Engine.open(dir, { config, embedding: provider });
+  systems.push(denseOnlySystem(`dense-only (${label})`, provider, vectors, store));
+  for (const v of variants) {
+    const e = await Engine.open(dir, { config: v.config, embedding: provider, reranker: null });
     engines.push(e);
-    systems.push(quarrySystem(e, `quarry-hybrid-${fusion} (USE-lite)`));
+    systems.push(quarrySystem(e, v.name));
   }
   return {
     systems,
@@ -386,6 +430,12 @@ async function main(): Promise<void> {
     } catch (e) {
       skipped.push(`${c.name}: ${(e as Error).message.split('\n')[0]}`);
     }
+  }
+  if (QUALITY_ONLY) {
+    mkdirSync(join(__dirname, 'results'), { recursive: true });
+    writeFileSync(join(__dirname, 'results', 'quality-only.json'), JSON.stringify(results, null, 2));
+    log('wrote bench/results/quality-only.json (BENCHMARKS.md unchanged)');
+    return;
   }
   try {
     const targets = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];

@@ -18,12 +18,16 @@ import type { Chunk } from '../server/src/engine/types';
 import type { Target } from './metrics';
 import { sample } from './metrics';
 
+export type QuerySet = 'identifier' | 'docstring' | 'question';
+
 export interface BenchQuery {
-  set: 'identifier' | 'docstring';
+  set: QuerySet;
   text: string;
   language: string;
   split: 'train' | 'test';
   target: Target & { symbol: string };
+  /** Every acceptable answer (natural-language questions may have several); defaults to [target]. */
+  targets?: Array<Target & { symbol: string }>;
 }
 
 const CODE_KINDS = new Set(['function', 'method', 'constructor', 'class', 'struct', 'enum', 'interface', 'protocol', 'trait', 'type_alias']);

@@ -15,11 +15,12 @@ import type { EmbeddingProvider } from '../server/src/engine/embedding/types';
 import type { VectorStore } from '../server/src/engine/store/vectorStore';
 import type { ChunkStore } from '../server/src/engine/store/chunkStore';
 import type { Hit } from './metrics';
+import type { QuerySet } from './sets';
 
 export interface SearchSystem {
   name: string;
   /** Which query sets it takes part in. */
-  sets: ReadonlyArray<'identifier' | 'docstring'>;
+  sets: ReadonlyArray<QuerySet>;
   search(query: string, k: number): Promise<Hit[]>;
   close?(): Promise<void>;
 }
@@ -27,7 +28,7 @@ export interface SearchSystem {
 export function quarrySystem(engine: Engine, name = 'quarry-bm25', disabledStages?: string[]): SearchSystem {
   return {
     name,
-    sets: ['identifier', 'docstring'],
+    sets: ['identifier', 'docstring', 'question'],
     async search(query, k) {
       const res = await engine.search(query, { limit: k, includeTests: true, explain: false, disabledStages });
       return res.matches.map((m) => ({ path: m.file.path, startLine: m.span[0], endLine: m.span[1] }));
@@ -42,7 +43,7 @@ export function quarrySystem(engine: Engine, name = 'quarry-bm25', disabledStage
 export function denseOnlySystem(name: string, provider: EmbeddingProvider, vectors: VectorStore, store: ChunkStore): SearchSystem {
   return {
     name,
-    sets: ['identifier', 'docstring'],
+    sets: ['identifier', 'docstring', 'question'],
     async search(query, k) {
       const near = await vectors.nearest(await provider.embedQuery(query), k * 3);
       const chunks = await store.chunksByHashes(near.map((h) => h.contentHash));
@@ -91,7 +92,7 @@ export function miniSearchSystem(chunks: readonly Chunk[]): SearchSystem {
   ms.addAll(chunks.map((c, i) => ({ id: i, content: c.content })));
   return {
     name: 'minisearch',
-    sets: ['identifier', 'docstring'],
+    sets: ['identifier', 'docstring', 'question'],
     async search(query, k) {
       return ms.search(query).slice(0, k).map((r) => {
         const c = chunks[r.id as number];
@@ -111,7 +112,7 @@ export async function lanceFtsSystem(chunks: readonly Chunk[], dir: string): Pro
   await table.createIndex('content', { config: lancedb.Index.fts() });
   return {
     name: 'lancedb-fts',
-    sets: ['identifier', 'docstring'],
+    sets: ['identifier', 'docstring', 'question'],
     async search(query, k) {
       let rows: Array<Record<string, unknown>>;
       try {

@@ -143,6 +143,6 @@ describe('quarry CLI (separate processes over one on-disk index)', function () {
     assert.equal(s.health.services.vector_store.status, 'up');
     const text = runCli(['status', '-p', root]);
     assert.match(text.stdout, /^Health: {7}healthy/m);
-    assert.match(text.stdout, /embedding provider {2}none \(BM25 only\)/);
+    assert.match(text.stdout, /embedding provider {2}up · static:quarry-code@[0-9a-f]{12} · breaker closed/);
   });
 });

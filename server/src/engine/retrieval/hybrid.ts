@@ -87,9 +87,11 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
     candidates = lexicalCandidates(hits);
     strategy = ['SPARSE_ONLY'];
   } else if (!hits.length) {
-    // Zero keyword matches: semantic fallback (seed 003 FR-2, UT-HYBRID-05).
-    warnings.push('No keyword matches: showing semantic matches only.');
-    candidates = denseHits.map((d, i) => ({
+    // Zero keyword matches: semantic fallback (seed 003 FR-2, UT-HYBRID-05), without the neighbours any text has.
+    const floor = ctx.dense!.provider.minFallbackSimilarity ?? 0;
+    const near = denseHits.filter((d) => d.similarity >= floor);
+    if (near.length) warnings.push('No keyword matches: showing semantic matches only.');
+    candidates = near.map((d, i) => ({
       id: d.chunk.id, path: d.chunk.path, score: d.similarity, dense: { similarity: d.similarity, rank: i + 1 },
       explanation: [`dense ${round(d.similarity)} (rank ${i + 1}; no keyword matched)`],
     }));
@@ -100,7 +102,7 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
     for (const c of candidates) c.explanation.push('fusion: identifier query with an exact name match keeps the BM25 order');
     strategy = ['SPARSE_ONLY'];
   } else {
-    candidates = cfg.fusion === 'staged' ? await staged(ctx, cfg, hits, denseHits, qvec) : fuse(cfg, ctx.dense!, hits, denseHits, lexicalCandidates);
+    candidates = cfg.fusion === 'staged' ? await staged(ctx, cfg, hits, denseHits, qvec) : fuse(cfg, ctx.dense!, q.form, hits, denseHits, lexicalCandidates);
     strategy = ['HYBRID_SEARCH'];
   }
 
@@ -135,16 +137,20 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   return { candidates, matched: Math.max(matched, matchedAll), strategy, warnings };
 }
 
-/** The dense channel's fusion weight: configured, or by measured quality of the provider (`auto`). */
-export function denseWeight(cfg: RetrievalConfig, dense: DenseChannel): number {
+/**
+ * The dense channel's fusion weight: configured, or (`auto`) the provider's measured weight for the query's form —
+ * identifier-like queries lean on the keyword channel, natural-language ones on the model.
+ */
+export function denseWeight(cfg: RetrievalConfig, dense: DenseChannel, form: 'identifier' | 'natural' = 'natural'): number {
   const w = cfg.channelWeights.dense;
   if (w !== 'auto') return w;
-  return dense.provider.id.startsWith('local-use') ? 0.3 : 1;
+  return dense.provider.fusionWeights?.[form] ?? 1;
 }
 
 function fuse(
   cfg: RetrievalConfig,
   dense: DenseChannel,
+  form: 'identifier' | 'natural',
   hits: LexicalHit[],
   denseHits: Array<{ chunk: Chunk; similarity: number }>,
   lexicalCandidates: (l: LexicalHit[]) => Candidate[],
@@ -156,7 +162,7 @@ function fuse(
     if (!c) byId.set(d.chunk.id, (c = { id: d.chunk.id, path: d.chunk.path, score: 0, explanation: [] }));
     c.dense = { similarity: d.similarity, rank: i + 1 };
   });
-  const w = { lexical: cfg.channelWeights.lexical, dense: denseWeight(cfg, dense) };
+  const w = { lexical: cfg.channelWeights.lexical, dense: denseWeight(cfg, dense, form) };
   let scores: Map<string, number>;
   if (cfg.fusion === 'rrf') {
     scores = rrf([

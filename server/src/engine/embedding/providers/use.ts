@@ -43,6 +43,8 @@ export class UseEmbeddingProvider implements EmbeddingProvider {
   /** Nominal; inputs are cut at `maxInputChars`. */
   readonly maxInputTokens = 512;
   readonly kind = 'local' as const;
+  /** 0.3 was the best weight for USE-lite on the benchmark's docstring sets (BENCHMARKS.md). */
+  readonly fusionWeights = { identifier: 0.3, natural: 0.3 };
   private readonly stats = new LocalCallStats();
   private queue: Promise<unknown> = Promise.resolve();
 

@@ -1,0 +1,192 @@
+/**
+ * Quarry's own code embedding model (`quarry-code`): a static embedding table trained by `npm run train-model`
+ * (training/), shipped in the repository and the extension under models/quarry-code/, and run here in plain
+ * TypeScript over typed arrays — no native runtime, thousands of chunks per second on one core.
+ *
+ * A text's vector is the sum of its feature rows (features.ts), each row int8 × its float32 scale, weighted by
+ * 1 + ln(count), L2-normalised. Id: `static:quarry-code@<first 12 hex of the table's sha256>`.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { EmbeddingProvider, ProviderHealth, ProviderUnavailableError } from '../types';
+import { LocalCallStats } from '../localStats';
+import { featuresOf, FeatureSpec } from '../static/features';
+
+export const STATIC_MODEL_FORMAT = 'quarry-static-embedding/1';
+export const STATIC_MODEL_NAME = 'quarry-code';
+/** Used when model.json carries no measured weights. */
+const DEFAULT_FUSION = { identifier: 0.25, natural: 1 };
+
+interface ModelFile {
+  path: string;
+  sha256: string;
+}
+
+export interface StaticModelMeta {
+  format: string;
+  name: string;
+  version: number;
+  dims: number;
+  rows: number;
+  buckets: number;
+  maxWords: number;
+  files: { table: ModelFile; scales: ModelFile };
+  vocab: string[];
+  /** Measured fusion weights for the dense channel, by query form (written by the benchmark, optional). */
+  fusion?: { identifier?: number; natural?: number };
+  training?: Record<string, unknown>;
+}
+
+/** True when `dir` holds a static model (model.json of the right format). */
+export function looksLikeStaticModel(dir: string): boolean {
+  try {
+    const meta = JSON.parse(readFileSync(join(dir, 'model.json'), 'utf8')) as { format?: string };
+    return meta.format === STATIC_MODEL_FORMAT;
+  } catch {
+    return false;
+  }
+}
+
+interface Artifact {
+  meta: StaticModelMeta;
+  table: Int8Array;
+  scales: Float32Array;
+}
+
+const artifacts = new Map<string, Artifact>();
+
+function loadArtifact(dir: string): Artifact {
+  const fail = (why: string): never => {
+    throw new ProviderUnavailableError(
+      'static',
+      `static: cannot load the model at ${dir} (${why}). Fix: restore models/${STATIC_MODEL_NAME}/ from the repository or extension (git checkout -- models/${STATIC_MODEL_NAME}), rebuild it with npm run train-model, or set embedding.provider to none.`,
+      false,
+    );
+  };
+  let raw: string;
+  try {
+    raw = readFileSync(join(dir, 'model.json'), 'utf8');
+  } catch (e) {
+    return fail(`model.json unreadable: ${(e as Error).message}`);
+  }
+  const key = `${dir}\0${createHash('sha1').update(raw).digest('hex')}`;
+  const cached = artifacts.get(key);
+  if (cached && sameSizes(dir, cached.meta)) return cached;
+  let meta: StaticModelMeta;
+  try {
+    meta = JSON.parse(raw) as StaticModelMeta;
+  } catch (e) {
+    return fail(`model.json unreadable: ${(e as Error).message}`);
+  }
+  if (meta.format !== STATIC_MODEL_FORMAT) fail(`format ${JSON.stringify(meta.format)} is not ${STATIC_MODEL_FORMAT}`);
+  if (!Array.isArray(meta.vocab) || meta.vocab.length + meta.buckets !== meta.rows) fail(`vocabulary (${meta.vocab?.length}) + buckets (${meta.buckets}) != rows (${meta.rows})`);
+  const read = (f: ModelFile, bytes: number): Buffer => {
+    const p = join(dir, f.path);
+    if (!existsSync(p)) fail(`${f.path} is missing`);
+    const buf = readFileSync(p);
+    if (buf.length !== bytes) fail(`${f.path} has ${buf.length} bytes, expected ${bytes} (truncated or from another model)`);
+    const sha = createHash('sha256').update(buf).digest('hex');
+    if (sha !== f.sha256) fail(`${f.path} checksum ${sha.slice(0, 12)} differs from model.json's ${f.sha256.slice(0, 12)} (corrupted)`);
+    return buf;
+  };
+  const t = read(meta.files.table, meta.rows * meta.dims);
+  const s = read(meta.files.scales, meta.rows * 4);
+  const table = new Int8Array(t.buffer, t.byteOffset, t.length);
+  // Copied into an aligned Float32Array (Buffer offsets are not guaranteed to be 4-aligned).
+  const scales = new Float32Array(meta.rows);
+  for (let i = 0; i < meta.rows; i++) scales[i] = s.readFloatLE(i * 4);
+  const artifact = { meta, table, scales };
+  artifacts.set(key, artifact);
+  return artifact;
+}
+
+/** A cached artifact is reused only while its files keep their sizes (a damaged copy is re-verified). */
+function sameSizes(dir: string, meta: StaticModelMeta): boolean {
+  try {
+    return statSync(join(dir, meta.files.table.path)).size === meta.rows * meta.dims && statSync(join(dir, meta.files.scales.path)).size === meta.rows * 4;
+  } catch {
+    return false;
+  }
+}
+
+export class StaticEmbeddingProvider implements EmbeddingProvider {
+  readonly id: string;
+  readonly dims: number;
+  readonly maxInputTokens: number;
+  readonly kind = 'local' as const;
+  readonly fusionWeights: { identifier: number; natural: number };
+  /** Measured: unrelated or made-up queries reach 0.2-0.5 against real code, answered questions mostly 0.4-0.7. */
+  readonly minFallbackSimilarity = 0.45;
+  private readonly stats = new LocalCallStats();
+  private readonly spec: FeatureSpec;
+
+  private constructor(
+    readonly meta: StaticModelMeta,
+    readonly dir: string,
+    private readonly table: Int8Array,
+    private readonly scales: Float32Array,
+  ) {
+    this.dims = meta.dims;
+    this.maxInputTokens = meta.maxWords;
+    this.spec = { vocab: new Map(meta.vocab.map((w, i) => [w, i])), buckets: meta.buckets, maxWords: meta.maxWords };
+    this.id = `static:${meta.name}@${meta.files.table.sha256.slice(0, 12)}`;
+    this.fusionWeights = { identifier: meta.fusion?.identifier ?? DEFAULT_FUSION.identifier, natural: meta.fusion?.natural ?? DEFAULT_FUSION.natural };
+  }
+
+  /**
+   * Loads and verifies a model directory (model.json, table, scales); throws a ProviderUnavailableError naming
+   * the fix. The arrays are read once per process and shared (they are never written).
+   */
+  static load(dir: string): StaticEmbeddingProvider {
+    const a = loadArtifact(dir);
+    return new StaticEmbeddingProvider(a.meta, dir, a.table, a.scales);
+  }
+
+  /** The vector of one text (synchronous; microseconds to a millisecond). */
+  embed(text: string): Float32Array {
+    const { rows, weights } = featuresOf(text, this.spec);
+    const d = this.dims;
+    const v = new Float32Array(d);
+    for (let k = 0; k < rows.length; k++) {
+      const r = rows[k]!;
+      const w = weights[k]! * this.scales[r]!;
+      const base = r * d;
+      for (let j = 0; j < d; j++) v[j]! += w * this.table[base + j]!;
+    }
+    let n = 0;
+    for (let j = 0; j < d; j++) n += v[j]! * v[j]!;
+    n = Math.sqrt(n);
+    if (n > 0) for (let j = 0; j < d; j++) v[j]! /= n;
+    return v;
+  }
+
+  async embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    if (this.stats.closed) throw new Error('static provider is closed');
+    const t0 = performance.now();
+    this.stats.requests++;
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i++) {
+      // Yield now and then so a long batch never blocks the event loop for long.
+      if (i % 256 === 255) {
+        signal?.throwIfAborted();
+        await new Promise((r) => setImmediate(r));
+      }
+      out.push(this.embed(texts[i]!));
+    }
+    this.stats.ok(t0);
+    return out;
+  }
+
+  async embedQuery(text: string): Promise<Float32Array> {
+    return this.embed(text);
+  }
+
+  health(): ProviderHealth {
+    return this.stats.health();
+  }
+
+  async close(): Promise<void> {
+    this.stats.closed = true;
+  }
+}

@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundledModelDir, chooseEmbeddingProvider, createEmbeddingProvider } from '../../../server/src/engine/embedding/registry';
+import { StaticEmbeddingProvider, STATIC_MODEL_FORMAT } from '../../../server/src/engine/embedding/providers/static';
+import { ProviderUnavailableError } from '../../../server/src/engine/embedding/types';
+
+const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+describe('static code model (models/quarry-code)', () => {
+  const dir = bundledModelDir('quarry-code');
+  let model: StaticEmbeddingProvider;
+  before(() => {
+    assert.ok(dir, 'the model is committed under models/quarry-code');
+    model = StaticEmbeddingProvider.load(dir!);
+  });
+
+  it('loads the committed artifact and names its version in the id', () => {
+    const meta = JSON.parse(readFileSync(join(dir!, 'model.json'), 'utf8'));
+    assert.equal(meta.format, STATIC_MODEL_FORMAT);
+    assert.equal(model.dims, meta.dims);
+    assert.equal(model.id, `static:quarry-code@${meta.files.table.sha256.slice(0, 12)}`);
+    assert.equal(model.kind, 'local');
+    assert.ok(meta.training.validation.int8.all.mrr10 > 0.2, 'held-out validation MRR@10 is recorded');
+  });
+
+  it('embeds to unit vectors, deterministically, the same for documents and queries', async () => {
+    const [a, b] = await model.embedDocuments(['def read_lines(path): return open(path).read().splitlines()', '']);
+    assert.equal(a!.length, model.dims);
+    assert.ok(Math.abs(cos(a!, a!) - 1) < 1e-4);
+    assert.ok(b!.every((x) => x === 0), 'an empty text has no features: the zero vector');
+    const q = await model.embedQuery('def read_lines(path): return open(path).read().splitlines()');
+    assert.deepEqual(Array.from(q), Array.from(a!));
+  });
+
+  it('puts a question nearer to the code that answers it than to unrelated code', async () => {
+    const code = [
+      'func ReadLines(path string) ([]string, error) {\n  f, err := os.Open(path)\n  if err != nil { return nil, err }\n  defer f.Close()\n  var lines []string\n  s := bufio.NewScanner(f)\n  for s.Scan() { lines = append(lines, s.Text()) }\n  return lines, s.Err()\n}',
+      'def sha256_digest(data: bytes) -> str:\n    h = hashlib.sha256()\n    h.update(data)\n    return h.hexdigest()',
+      'export function debounce(fn, wait) {\n  let timer;\n  return (...args) => {\n    clearTimeout(timer);\n    timer = setTimeout(() => fn(...args), wait);\n  };\n}',
+    ];
+    const vecs = await model.embedDocuments(code);
+    const best = async (q: string) => {
+      const v = await model.embedQuery(q);
+      return vecs.map((c) => cos(v, c)).reduce((bi, s, i, all) => (s > all[bi]! ? i : bi), 0);
+    };
+    assert.equal(await best('read a file line by line'), 0);
+    assert.equal(await best('compute the hash of some bytes'), 1);
+    assert.equal(await best('delay calling a function until input stops'), 2);
+  });
+
+  it('refuses a corrupted, truncated or foreign artifact with the cause and the fix', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'quarry-static-'));
+    try {
+      const copy = join(tmp, 'quarry-code');
+      cpSync(dir!, copy, { recursive: true });
+      const table = readFileSync(join(copy, 'table.i8'));
+      table[12345] = (table[12345]! + 1) & 0xff;
+      writeFileSync(join(copy, 'table.i8'), table);
+      assert.throws(() => StaticEmbeddingProvider.load(copy), (e: unknown) => e instanceof ProviderUnavailableError && /corrupted/.test(e.message) && /Fix:/.test(e.message));
+      cpSync(join(dir!, 'table.i8'), join(copy, 'table.i8'));
+      truncateSync(join(copy, 'scales.f32'), 100);
+      assert.throws(() => StaticEmbeddingProvider.load(copy), /truncated/);
+      const meta = JSON.parse(readFileSync(join(copy, 'model.json'), 'utf8'));
+      writeFileSync(join(copy, 'model.json'), JSON.stringify({ ...meta, format: 'something-else/9' }));
+      assert.throws(() => StaticEmbeddingProvider.load(copy), /format/);
+      rmSync(join(copy, 'model.json'));
+      assert.throws(() => StaticEmbeddingProvider.load(copy), /model\.json unreadable/);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('is the default provider when there is no Voyage key and no ONNX model', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'quarry-home-'));
+    try {
+      const choice = chooseEmbeddingProvider({}, { env: {}, home });
+      assert.equal(choice.provider, 'static');
+      assert.equal(choice.modelPath, dir);
+      const p = await createEmbeddingProvider({}, { env: {}, home });
+      assert.equal(p!.id, model.id);
+      assert.equal(chooseEmbeddingProvider({ provider: 'static', static: { modelPath: '/nowhere' } }, { env: {}, home }).modelPath, '/nowhere');
+      await assert.rejects(createEmbeddingProvider({ provider: 'static', static: { modelPath: '/nowhere' } }, { env: {}, home }), ProviderUnavailableError);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
