@@ -2,3 +2,11 @@
 process.env.LANCEDB_LOG = process.env.LANCEDB_LOG || 'error';
 // Structured logs stay quiet in tests unless asked for (the logging test installs its own destination).
 process.env.QUARRY_LOG_LEVEL = process.env.QUARRY_LOG_LEVEL || 'silent';
+// The machine's own user-level config file (~/.config/quarry/config.yml) never leaks into a test: tests that
+// need one point QUARRY_CONFIG_HOME at a folder of their own.
+if (!process.env.QUARRY_CONFIG_HOME) {
+  const { mkdtempSync } = require('node:fs');
+  const { join } = require('node:path');
+  const { tmpdir } = require('node:os');
+  process.env.QUARRY_CONFIG_HOME = mkdtempSync(join(tmpdir(), 'quarry-no-user-config-'));
+}

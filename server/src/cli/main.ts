@@ -5,7 +5,7 @@
  *   quarry search <query> [--project DIR] [--limit N] [--output-format table|json|markdown] [--intent I]
  *                 [--include-tests | --no-include-tests] [--languages a,b]
  *   quarry status [--project DIR] [--json]
- *   quarry config --show [--project DIR]
+ *   quarry config --show [--project DIR] [--config FILE] [--json]
  *
  * Exit codes: 0 success (also when a search finds nothing), 1 runtime error, 2 invalid usage.
  */
@@ -293,15 +293,26 @@ function buildProgram(): Command {
 
   program
     .command('config')
-    .description('show the effective configuration (defaults + .quarry/config.yml)')
+    .description('show the effective configuration (defaults < user-level config.yml < .quarry/config.yml) and the files read')
     .addOption(projectOption())
     .option('--show', 'print the effective configuration')
+    .option('-c, --config <file>', 'configuration file in place of <project>/.quarry/config.yml (as `quarry serve --config`)')
     .option('--json', 'print it as JSON instead of YAML')
-    .action((opts: { project: string; show?: boolean; json?: boolean }) => {
+    .action((opts: { project: string; show?: boolean; config?: string; json?: boolean }) => {
       if (!opts.show) throw new UsageError('Nothing to do: use `quarry config --show` to print the effective configuration.');
-      const { config, source } = loadConfig(opts.project);
-      if (opts.json) process.stdout.write(JSON.stringify({ source: source ?? null, config }, null, 2) + '\n');
-      else process.stdout.write(`# source: ${source ?? 'defaults (no .quarry/config.yml)'}\n${toYaml(config)}`);
+      const { config, source, layers } = loadConfig(opts.project, opts.config);
+      if (opts.json) {
+        process.stdout.write(JSON.stringify({ source: source ?? null, layers, config }, null, 2) + '\n');
+        return;
+      }
+      const label = { user: 'user', workspace: 'workspace', explicit: '--config' } as const;
+      const lines = ['# layers, lowest first (later files win key by key):', '#   defaults'];
+      for (const l of layers) {
+        const why = !l.origin ? '' : l.origin === 'home' ? ', under the home directory' : l.origin === 'APPDATA' ? ', from %APPDATA%' : `, from $${l.origin}`;
+        lines.push(`#   ${(label[l.kind] + ':').padEnd(11)} ${l.file} (${l.read ? 'read' : 'not found'}${why})`);
+      }
+      if (!source) lines.push('# (no configuration file found: defaults only)');
+      process.stdout.write(`${lines.join('\n')}\n${toYaml(config)}`);
     });
 
   return program;

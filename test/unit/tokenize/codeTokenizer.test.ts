@@ -49,3 +49,11 @@ describe('code-aware tokenizer (seed 003 UT-BM25-01..07)', () => {
     assert.ok(!isIdentifierLike('"quoted"'));
   });
 });
+
+describe('countTokens', () => {
+  it('counts special-token strings in source code as plain text instead of refusing the file', async () => {
+    const { countTokens } = await import('../../../server/src/engine/tokenize/tokenCount');
+    assert.ok(countTokens('tokens = ["<|endoftext|>", "<|fim_prefix|>"]') > 5);
+    assert.equal(countTokens(''), 0);
+  });
+});

@@ -8,8 +8,11 @@ let counter: Counter | undefined;
 
 function load(): Counter {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require('gpt-tokenizer/encoding/o200k_base') as { countTokens: Counter };
-  return mod.countTokens;
+  const mod = require('gpt-tokenizer/encoding/o200k_base') as { countTokens: (text: string, opts?: { disallowedSpecial?: Set<string> }) => number };
+  // Source code may contain special-token strings such as `<|endoftext|>` (ML code does): they are counted as the
+  // plain text they are, never refused (refusing made whole files fail to index).
+  const none = new Set<string>();
+  return (text) => mod.countTokens(text, { disallowedSpecial: none });
 }
 
 export function countTokens(text: string): number {
