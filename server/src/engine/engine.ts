@@ -621,6 +621,7 @@ function toCodeMatch(c: Candidate, best: number, explain: boolean): CodeMatch {
       doc: chunk.doc,
       signature: chunk.signature,
       token_count: chunk.tokenCount,
+      ...(chunk.metadata ? { metadata: { ...chunk.metadata } } : {}),
     },
     span: [chunk.startLine, chunk.endLine],
     relevance_score: best > 0 ? Math.round((c.score / best) * 10000) / 10000 : 0,

@@ -56,8 +56,17 @@ export type SemanticClass =
   | 'OPERATION_OPERATOR'
   | 'EXPRESSION_ANONYMOUS';
 
-/** How a chunk was produced. */
-export type ChunkSource = 'ast' | 'text' | 'markdown';
+/**
+ * How a chunk was produced. `conversation`: a phase of a conversation log (seed 003 FR-3, recognised by its
+ * `# Conversation: <topic>` title, see chunking/conversation.ts); such chunks carry `metadata`.
+ */
+export type ChunkSource = 'ast' | 'text' | 'markdown' | 'conversation';
+
+/**
+ * Free-form, source-specific facts about a chunk (stored as JSON). Conversation-log phases carry seed 003 FR-3.4's
+ * fields: `source_file`, `topic`, `conversation_date` (YYYY-MM-DD), `query`, `phase_number`, `phase_name`.
+ */
+export type ChunkMetadata = Record<string, string | number>;
 
 /** One searchable unit of a file. */
 export interface Chunk {
@@ -98,6 +107,8 @@ export interface Chunk {
   /** sha256 of `content`, hex. */
   contentHash: string;
   source: ChunkSource;
+  /** Source-specific facts (conversation-log phases); absent for code, ordinary Markdown and text. */
+  metadata?: ChunkMetadata;
 }
 
 /** A file accepted by discovery. */

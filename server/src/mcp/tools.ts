@@ -29,6 +29,10 @@ const matchSchema = z.object({
     doc: z.string(),
     signature: z.string(),
     token_count: z.number().int(),
+    metadata: z
+      .record(z.string(), z.union([z.string(), z.number()]))
+      .optional()
+      .describe('Source-specific facts; conversation-log phases: source_file, topic, conversation_date, query, phase_number, phase_name'),
   }),
   span: z.tuple([z.number().int(), z.number().int()]).describe('1-based inclusive line range'),
   relevance_score: z.number().min(0).max(1),

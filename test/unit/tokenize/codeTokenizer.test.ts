@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { tokenize, identifierParts, partTokens, wholeTokens, isIdentifierLike } from '../../../server/src/engine/tokenize/codeTokenizer';
+import { countTokens } from '../../../server/src/engine/tokenize/tokenCount';
 
 describe('code-aware tokenizer (seed 003 UT-BM25-01..07)', () => {
   it('UT-BM25-01 splits camelCase and keeps the whole identifier', () => {
@@ -51,8 +52,7 @@ describe('code-aware tokenizer (seed 003 UT-BM25-01..07)', () => {
 });
 
 describe('countTokens', () => {
-  it('counts special-token strings in source code as plain text instead of refusing the file', async () => {
-    const { countTokens } = await import('../../../server/src/engine/tokenize/tokenCount');
+  it('counts special-token strings in source code as plain text instead of refusing the file', () => {
     assert.ok(countTokens('tokens = ["<|endoftext|>", "<|fim_prefix|>"]') > 5);
     assert.equal(countTokens(''), 0);
   });

@@ -27,6 +27,12 @@ export interface MatchContent {
   doc: string;
   signature: string;
   token_count: number;
+  /**
+   * Source-specific facts, present only when the chunk has them: conversation-log phases (seed 003 FR-3.4) carry
+   * `source_file`, `topic`, `conversation_date`, `query`, `phase_number`, `phase_name`; their `symbol` is the seed's
+   * knowledge chunk id `conv-{filename}-phase{N}`.
+   */
+  metadata?: Record<string, string | number>;
 }
 
 export interface CodeMatch {

@@ -3,7 +3,7 @@
  * hashes, token counts and the final Chunk record.
  */
 import { createHash } from 'node:crypto';
-import type { Chunk, ChunkKind, ChunkSource, SemanticClass } from '../types';
+import type { Chunk, ChunkKind, ChunkMetadata, ChunkSource, SemanticClass } from '../types';
 import { countTokens } from '../tokenize/tokenCount';
 
 /** Offsets into one file's text. All inputs are JS string (UTF-16 code unit) indices. */
@@ -135,6 +135,8 @@ export type ChunkDraft = Pick<
   end: number;
   /** Chunk text; defaults to the file slice [start, end). */
   content?: string;
+  /** Copied to `Chunk.metadata` when present. */
+  metadata?: ChunkMetadata;
 };
 
 /**
@@ -151,7 +153,7 @@ export function finalizeChunks(path: string, language: string, src: SourceText, 
     const ordinal = ordinals.get(key) ?? 0;
     ordinals.set(key, ordinal + 1);
     const endForLine = d.end > d.start ? d.end - 1 : d.end;
-    out.push({
+    const chunk: Chunk = {
       id: sha1(`${path}\u0000${d.kind}\u0000${d.symbol}\u0000${ordinal}`).slice(0, 20),
       path,
       language,
@@ -173,7 +175,9 @@ export function finalizeChunks(path: string, language: string, src: SourceText, 
       tokenCount: countTokens(content),
       contentHash: sha256(content),
       source: d.source,
-    });
+    };
+    if (d.metadata) chunk.metadata = { ...d.metadata };
+    out.push(chunk);
   }
   return out;
 }

@@ -1,6 +1,7 @@
 /**
  * Chunking (seed 002 FR-006 / FR-039): files with a grammar get syntax-aware chunks (functions, methods,
- * types...), Markdown gets heading sections, everything else gets paragraph-aware text windows.
+ * types...), Markdown gets heading sections (conversation logs: one knowledge chunk per phase, see conversation.ts),
+ * everything else gets paragraph-aware text windows.
  * Never throws on malformed input; a grammar that fails to load falls back to the text chunker.
  */
 import type { ChunkingConfig } from '../config/schema';
@@ -11,6 +12,7 @@ import { finalizeChunks, SourceText, type ChunkDraft } from './common';
 import { languageDefinition } from './languages/registry';
 import { initParser, loadGrammar, parserFor } from './parser';
 import { chunkMarkdown, chunkText } from './text';
+import { chunkConversation } from './conversation';
 
 export interface ChunkInput {
   /** Workspace-relative path with forward slashes. */
@@ -33,7 +35,7 @@ export async function chunkFile(input: ChunkInput, config: ChunkingConfig): Prom
   const info = languageById(input.language);
   let drafts: ChunkDraft[] | null = null;
   if (info?.grammar) drafts = await astDrafts(input, info.grammar, src, config);
-  if (!drafts && info?.textChunker === 'markdown') drafts = chunkMarkdown(src, config);
+  if (!drafts && info?.textChunker === 'markdown') drafts = chunkConversation(src, input.path, config) ?? chunkMarkdown(src, config);
   if (!drafts) drafts = chunkText(src, config);
   return finalizeChunks(input.path, input.language, src, drafts);
 }

@@ -50,7 +50,7 @@ export function windows(text: string, start: number, end: number, target: number
   return out.map(([s, e]) => [s, e]);
 }
 
-function textDraft(start: number, end: number, extra: Partial<ChunkDraft> = {}): ChunkDraft {
+export function textDraft(start: number, end: number, extra: Partial<ChunkDraft> = {}): ChunkDraft {
   return {
     kind: 'text',
     symbol: '',
@@ -73,7 +73,7 @@ export function chunkText(src: SourceText, config: ChunkingConfig): ChunkDraft[]
   return windows(src.text, 0, src.text.length, config.targetTokens).map(([s, e]) => textDraft(s, e));
 }
 
-interface Heading {
+export interface Heading {
   start: number;
   level: number;
   title: string;
@@ -81,7 +81,7 @@ interface Heading {
 }
 
 /** ATX (`## Title`) and setext (`Title\n===`) headings outside fenced code blocks. */
-function headings(text: string): Heading[] {
+export function headings(text: string): Heading[] {
   const out: Heading[] = [];
   let fence: string | null = null;
   let pos = 0;

@@ -139,6 +139,19 @@ export const RankingConfigSchema = z
   })
   .strict();
 
+/** Knowledge (seed 003 FR-3): folders of Markdown notes and conversation logs indexed as knowledge chunks. */
+export const KnowledgeConfigSchema = z
+  .object({
+    /**
+     * Folders relative to the workspace whose Markdown files are indexed even when gitignored or hidden (e.g.
+     * `.aurora/logs/conversations`). A missing or empty folder is a warning in the index summary, never a failure.
+     * Conversation logs are recognised by their content anywhere in the workspace; these folders only add files
+     * that discovery would otherwise skip.
+     */
+    folders: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
 export const QuarryConfigSchema = z
   .object({
     discovery: DiscoveryConfigSchema.default(DiscoveryConfigSchema.parse({})),
@@ -148,6 +161,7 @@ export const QuarryConfigSchema = z
     embedding: EmbeddingConfigSchema.default(EmbeddingConfigSchema.parse({})),
     rerank: RerankConfigSchema.default(RerankConfigSchema.parse({})),
     ranking: RankingConfigSchema.default(RankingConfigSchema.parse({})),
+    knowledge: KnowledgeConfigSchema.default(KnowledgeConfigSchema.parse({})),
   })
   .strict();
 
@@ -158,6 +172,7 @@ export type Bm25Config = z.infer<typeof Bm25ConfigSchema>;
 export type RetrievalConfig = z.infer<typeof RetrievalConfigSchema>;
 export type RankingConfig = z.infer<typeof RankingConfigSchema>;
 export type FieldWeights = z.infer<typeof FieldWeightsSchema>;
+export type KnowledgeConfig = z.infer<typeof KnowledgeConfigSchema>;
 
 export function defaultConfig(): QuarryConfig {
   return QuarryConfigSchema.parse({});

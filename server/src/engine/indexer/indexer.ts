@@ -15,6 +15,7 @@ import { chunkFile } from '../chunking';
 import type { ChunkStore, FileRecord } from '../store/chunkStore';
 import type { LexicalIndex } from '../store/lexical/lexicalIndex';
 import { lexicalDocForChunk } from './lexicalDoc';
+import { discoverKnowledge, isKnowledgePath, knowledgeFile } from './knowledge';
 import { tally } from '../counts';
 
 export interface IndexProgress {
@@ -117,13 +118,20 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
           if (n % 500 === 0) report();
         },
       });
+  // Configured knowledge folders (seed 003 FR-3): their Markdown files count even where discovery skips them.
+  const knowledgeWarnings: string[] = [];
+  if (!options.paths && config.knowledge.folders.length) {
+    const knowledge = await discoverKnowledge(root, config);
+    knowledgeWarnings.push(...knowledge.warnings);
+    mergeKnowledge(found, knowledge.files, knowledge.skipped, knowledge.folders);
+  }
   progress.filesDiscovered = found.files.length;
   if (found.files.length > config.discovery.maxFiles) throw new CodebaseTooLargeError(found.files.length, config.discovery.maxFiles);
 
   const summary: IndexSummary = {
     root, filesDiscovered: found.files.length, filesIndexed: 0, filesUnchanged: 0, filesRemoved: 0,
     chunksCreated: 0, chunksRemoved: 0, filesByLanguage: {}, chunksByKind: {}, skippedByReason: {},
-    unknownExtensions: found.unknownExtensions, errors: [], warnings: [], durationMs: 0, totalFiles: 0, totalChunks: 0,
+    unknownExtensions: found.unknownExtensions, errors: [], warnings: [...knowledgeWarnings], durationMs: 0, totalFiles: 0, totalChunks: 0,
   };
   for (const s of found.skipped) bump(summary.skippedByReason as Record<string, number>, s.reason);
   if (found.files.length > config.discovery.largeCodebaseFiles) {
@@ -205,10 +213,34 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   return summary;
 }
 
+/**
+ * Adds the knowledge folders' files to a discovery result (files discovery already has stay as they are). A skipped
+ * entry for a walked knowledge folder itself (gitignored or hidden) or for a file now indexed is dropped; the
+ * folders' own skips (too large, unreadable) are added.
+ */
+function mergeKnowledge(found: DiscoveryResult, files: DiscoveredFile[], skipped: DiscoveryResult['skipped'], folders: string[]): void {
+  const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  const have = new Set(found.files.map((f) => f.path));
+  const added = files.filter((f) => !have.has(f.path));
+  if (added.length) found.files = [...found.files, ...added].sort(byPath);
+  const indexed = new Set(found.files.map((f) => f.path));
+  const walked = new Set(folders);
+  const own = new Set(skipped.map((s) => s.path));
+  found.skipped = [...found.skipped.filter((s) => !indexed.has(s.path) && !walked.has(s.path) && !own.has(s.path)), ...skipped].sort(byPath);
+}
+
 /** Discovery restricted to some paths: the same rules, one path at a time. */
 async function classifyPaths(root: string, config: QuarryConfig, paths: string[]): Promise<DiscoveryResult> {
   const result: DiscoveryResult = { files: [], skipped: [], unknownExtensions: {}, totalSeen: 0 };
   for (const p of [...new Set(paths)].sort()) {
+    if (config.knowledge.folders.length && isKnowledgePath(root, config, p)) {
+      // a Markdown file of a knowledge folder: indexed even where discovery's rules would skip it
+      const k = await knowledgeFile(root, p, config);
+      result.totalSeen++;
+      if ('absPath' in k) result.files.push(k);
+      else result.skipped.push(k);
+      continue;
+    }
     const c = await classifyPath(root, p, config.discovery);
     result.totalSeen++;
     if ('absPath' in c) result.files.push(c);

@@ -14,13 +14,16 @@ import * as lancedb from '@lancedb/lancedb';
 import { Field, List, Schema, Utf8, Int32, Float64 } from 'apache-arrow';
 import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Chunk, ChunkKind, ChunkSource, SemanticClass } from '../types';
+import type { Chunk, ChunkKind, ChunkMetadata, ChunkSource, SemanticClass } from '../types';
 import { WriteQueue } from './writeQueue';
 import { tally } from '../counts';
 import { VectorStore } from './vectorStore';
 
-/** Bump when the table layout changes: an index with another version is rebuilt (it is a cache). */
-export const STORE_SCHEMA_VERSION = 1;
+/**
+ * Bump when the table layout changes: an index with another version is rebuilt (it is a cache).
+ * 2: `chunks.metadata` (JSON of `Chunk.metadata`, '' when none) for conversation-log knowledge chunks.
+ */
+export const STORE_SCHEMA_VERSION = 2;
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 const strList = (name: string) => new Field(name, new List(new Field('item', new Utf8(), true)), false);
@@ -31,7 +34,7 @@ const CHUNKS_SCHEMA = new Schema([
   str('id'), str('path'), str('language'), str('kind'), str('symbol'), str('name'), str('container'),
   strList('symbols'), strList('references'), strList('conformances'),
   str('doc'), str('signature'), i32('start_line'), i32('end_line'), i32('start_byte'), i32('end_byte'),
-  str('content'), str('semantic_class'), i32('token_count'), str('content_hash'), str('source'),
+  str('content'), str('semantic_class'), i32('token_count'), str('content_hash'), str('source'), str('metadata'),
 ]);
 const CONFORMANCES_SCHEMA = new Schema([str('chunk_id'), str('protocol_name'), str('path'), str('type_name'), str('kind')]);
 const FILES_SCHEMA = new Schema([str('path'), f64('size'), f64('mtime_ms'), str('hash'), str('language'), i32('chunk_count'), f64('indexed_at')]);
@@ -360,7 +363,19 @@ function chunkToRow(c: Chunk): Record<string, unknown> {
     symbols: c.symbols, references: c.references, conformances: c.conformances, doc: c.doc, signature: c.signature,
     start_line: c.startLine, end_line: c.endLine, start_byte: c.startByte, end_byte: c.endByte, content: c.content,
     semantic_class: c.semanticClass, token_count: c.tokenCount, content_hash: c.contentHash, source: c.source,
+    metadata: c.metadata ? JSON.stringify(c.metadata) : '',
   };
+}
+
+/** `Chunk.metadata` from its stored JSON; undefined when empty or unreadable (the field is optional). */
+function metadataOf(v: unknown): ChunkMetadata | undefined {
+  if (typeof v !== 'string' || v === '') return undefined;
+  try {
+    const parsed = JSON.parse(v) as unknown;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as ChunkMetadata) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function list(v: unknown): string[] {
@@ -371,7 +386,7 @@ function list(v: unknown): string[] {
 }
 
 function rowToChunk(r: Record<string, unknown>): Chunk {
-  return {
+  const chunk: Chunk = {
     id: String(r.id), path: String(r.path), language: String(r.language), kind: String(r.kind) as ChunkKind,
     symbol: String(r.symbol), name: String(r.name), container: String(r.container),
     symbols: list(r.symbols), references: list(r.references), conformances: list(r.conformances),
@@ -380,4 +395,7 @@ function rowToChunk(r: Record<string, unknown>): Chunk {
     semanticClass: String(r.semantic_class) as SemanticClass, tokenCount: Number(r.token_count),
     contentHash: String(r.content_hash), source: String(r.source) as ChunkSource,
   };
+  const metadata = metadataOf(r.metadata);
+  if (metadata) chunk.metadata = metadata;
+  return chunk;
 }
