@@ -16,6 +16,7 @@ import { loadConfig } from './config/load';
 import { ChunkStore, STORE_SCHEMA_VERSION } from './store/chunkStore';
 import { LexicalIndex, LexicalIndexCorruptError } from './store/lexical/lexicalIndex';
 import { IndexOptions, IndexSummary, runIndex } from './indexer/indexer';
+import { refreshGoImplicitConformances } from './indexer/goImplicit';
 import { acquireIndexLock, IndexLockedError, readLock, LockInfo } from './indexer/lock';
 import { LEXICAL_ANALYZER, lexicalDocForChunk } from './indexer/lexicalDoc';
 import { expandChunkTypes, parseQuery, pathMatcher } from './ranking/query';
@@ -303,6 +304,8 @@ export class Engine {
         await this.store.putFiles([
           { path: rel, size: -1, mtimeMs: 0, hash: `buffer:${createHash('sha256').update(text).digest('hex')}`, language: lang.id, chunkCount: chunks.length, indexedAt: Date.now() },
         ]);
+        // a Go buffer may add or drop methods: the implicit interface conformances follow (best effort)
+        if (lang.id === 'go') await refreshGoImplicitConformances(this.store).catch(() => undefined);
       } finally {
         release();
       }

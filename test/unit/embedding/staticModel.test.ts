@@ -50,7 +50,7 @@ describe('static code model (models/quarry-code)', () => {
     assert.equal(await best('delay calling a function until input stops'), 2);
   });
 
-  it('refuses a corrupted, truncated or foreign artifact with the cause and the fix', () => {
+  it('refuses a corrupted, truncated or foreign artifact with the cause and the fix', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'quarry-static-'));
     try {
       const copy = join(tmp, 'quarry-code');
@@ -59,6 +59,10 @@ describe('static code model (models/quarry-code)', () => {
       table[12345] = (table[12345]! + 1) & 0xff;
       writeFileSync(join(copy, 'table.i8'), table);
       assert.throws(() => StaticEmbeddingProvider.load(copy), (e: unknown) => e instanceof ProviderUnavailableError && /corrupted/.test(e.message) && /Fix:/.test(e.message));
+      // Opened lazily (as the engine does), the damage surfaces on the first embedding, as a provider failure.
+      const lazy = StaticEmbeddingProvider.load(copy, { lazy: true });
+      await assert.rejects(lazy.embedQuery('read a file'), (e: unknown) => e instanceof ProviderUnavailableError && /corrupted/.test(e.message));
+      assert.equal(lazy.health().errors, 1);
       cpSync(join(dir!, 'table.i8'), join(copy, 'table.i8'));
       truncateSync(join(copy, 'scales.f32'), 100);
       assert.throws(() => StaticEmbeddingProvider.load(copy), /truncated/);

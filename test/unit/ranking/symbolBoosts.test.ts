@@ -68,6 +68,32 @@ describe('seed 000 symbol-aware boosts (stage level)', () => {
     assert.ok(cands.slice(0, 3).some((c) => c.id === protocol.id));
     assert.ok(cands.slice(0, 5).filter((c) => c.id !== protocol.id).length === 4);
   });
+  it('a conformance only the index knows (Go: implicit, method sets) gets the same boosts as a declared one', () => {
+    const goIface = chunk({ kind: 'interface', name: 'Reader', language: 'go', path: 'io/io.go', content: 'type Reader interface {\n\tRead(p []byte) (int, error)\n}' });
+    const file = chunk({ kind: 'struct', name: 'File', language: 'go', path: 'os/file.go', content: 'type File struct {\n\tfd int\n}' });
+    const named = chunk({ kind: 'struct', name: 'Reader', language: 'go', path: 'strings/reader.go', content: 'type Reader struct {\n\ts string\n}' });
+    const cands = [candidate(goIface, 10), { ...candidate(file, 10), conformsTo: 'Reader' }, { ...candidate(named, 10), conformsTo: 'Reader' }];
+    const ctx = stageContext('what implements Reader', { reader: 3 });
+    protocolInTopStage.apply(ctx, symbolBoostStage.apply(ctx, cands));
+    const [iface, f, n] = cands;
+    assert.ok(f.explanation.some((l) => l.startsWith('×2 exact symbol') && l.includes('conformance index')), f.explanation.join('\n'));
+    assert.ok(f.explanation.some((l) => l.startsWith('×3 implementation: struct File conforms to reader')), f.explanation.join('\n'));
+    assert.ok(Math.abs(f.score - 60) < 1e-9);
+    // strings.Reader satisfies io.Reader: an answer (boosted), not the definition the query names
+    assert.ok(n.explanation.some((l) => l.startsWith('×3 implementation: struct Reader')), n.explanation.join('\n'));
+    assert.equal(iface.score, 10, 'the interface itself is context: no boost');
+    assert.ok(!cands.some((c) => c.explanation.some((l) => l.startsWith('kept in the top 3'))), 'already in the top 3');
+  });
+  it('the definition takes the third place, not the first, when the implementers tie', () => {
+    const impls = [1, 2, 3, 4].map((i) => chunk({ kind: 'struct', name: `Source${i}`, language: 'go', content: `type Source${i} struct{}` }));
+    const iface = chunk({ kind: 'interface', name: 'Reader', language: 'go', content: 'type Reader interface{ Read(p []byte) (int, error) }' });
+    const cands = [...impls.map((c) => ({ ...candidate(c, 5), conformsTo: 'Reader' })), candidate(iface, 5)];
+    const ctx = stageContext('what implements Reader', { reader: 40 });
+    protocolInTopStage.apply(ctx, symbolBoostStage.apply(ctx, cands));
+    cands.sort(compareCandidates);
+    assert.equal(cands[2].id, iface.id, cands.map((c) => `${c.chunk!.name} ${c.score}`).join('\n'));
+    assert.ok(cands.slice(0, 2).every((c) => c.explanation.some((l) => l.startsWith('stays ahead of the definition of Reader'))));
+  });
 });
 
 describe('seed 001 phrase partition (stage level)', () => {

@@ -133,7 +133,7 @@ export async function createEmbeddingProvider(input: z.input<typeof EmbeddingCon
     case 'static':
       if (!choice.modelPath)
         throw new ProviderUnavailableError('static', `static: no model found (models/${cfg.static.modelName}/ is missing). Fix: set embedding.static.modelPath, restore the bundled model, or set embedding.provider to none.`, false);
-      return StaticEmbeddingProvider.load(choice.modelPath);
+      return StaticEmbeddingProvider.load(choice.modelPath, { lazy: true });
     case 'local-use':
       return UseEmbeddingProvider.load(cfg.use);
   }

@@ -17,6 +17,7 @@ import type { LexicalIndex } from '../store/lexical/lexicalIndex';
 import { lexicalDocForChunk } from './lexicalDoc';
 import { discoverKnowledge, isKnowledgePath, knowledgeFile } from './knowledge';
 import { tally } from '../counts';
+import { IMPLICIT_KINDS, refreshGoImplicitConformances, type GoImplicitSummary } from './goImplicit';
 
 export interface IndexProgress {
   phase: 'discovering' | 'indexing' | 'finalizing';
@@ -65,6 +66,8 @@ export interface IndexSummary {
   /** Totals in the index after the run. */
   totalFiles: number;
   totalChunks: number;
+  /** The Go implicit-conformance pass, when the run changed Go files (see goImplicit.ts). */
+  goImplicit?: GoImplicitSummary;
 }
 
 export interface IndexOptions {
@@ -148,6 +151,8 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   });
   summary.filesUnchanged = found.files.length - candidates.length;
 
+  // Go files replaced or removed by this run: the derived (implicit) conformances are recomputed at the end.
+  let goTouched = removed.some((p) => records.get(p)?.language === 'go');
   if (removed.length) {
     summary.chunksRemoved += lexical.removePaths(removed);
     await store.deleteFiles(removed);
@@ -177,6 +182,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
         summary.filesUnchanged++;
       } else {
         replaced.push(file.path);
+        if (file.language === 'go') goTouched = true;
         fileRecords.push(outcome.record);
         if (outcome.kind === 'indexed') {
           chunks.push(...outcome.chunks);
@@ -203,6 +209,16 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   progress.phase = 'finalizing';
   progress.currentFile = undefined;
   report();
+  // Derived conformances (Go interfaces are satisfied implicitly): after a run that changed Go files, or when an index
+  // that has Go files has none yet (built before the pass existed). Also after an aborted run: what it committed stays.
+  const hasGo = goTouched || found.files.some((f) => f.language === 'go') || [...records.values()].some((r) => r.language === 'go');
+  if (goTouched || (hasGo && (await store.countConformancesOfKinds(IMPLICIT_KINDS)) === 0)) {
+    try {
+      summary.goImplicit = await refreshGoImplicitConformances(store);
+    } catch (e) {
+      summary.warnings.push(`Go implicit interface conformances were not updated: ${(e as Error).message}`);
+    }
+  }
   if (summary.errors.length >= 25) summary.warnings.push(`${summary.errors.length} files failed to index (seed 002 FR-009b); see the errors listed in the summary.`);
   // Compaction and index building are for whole runs; per-file updates (editor saves) stay fast.
   if (!options.paths) await store.maintain();

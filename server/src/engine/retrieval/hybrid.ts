@@ -52,11 +52,14 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   const k1 = Math.max(limit * 3, cfg.stage1TopK);
   const { hits, matched } = ctx.lexical.search(lexicalTerms(q, ctx.bm25.fieldWeights, ctx.bm25.functionWordWeight), k1, ctx.bm25, accept);
 
-  // Dense channel (query embedding + kNN), unless fusion is off.
+  // A bare identifier that names a definition keeps BM25's order, so it needs no dense channel at all.
+  const exactIdentifier = q.form === 'identifier' && hits.some((h) => h.matches.some((m) => (m.field === 'name' || m.field === 'symbols') && m.token.startsWith('=')));
+
+  // Dense channel (query embedding + kNN), unless fusion is off or the identifier already has its definition.
   let qvec: Float32Array | undefined;
   let denseHits: Array<{ chunk: Chunk; similarity: number }> = [];
   let denseUsable = false;
-  if (ctx.dense && cfg.fusion !== 'lexical') {
+  if (ctx.dense && cfg.fusion !== 'lexical' && !exactIdentifier) {
     try {
       qvec = await ctx.dense.provider.embedQuery(q.text);
       const near = await ctx.dense.vectors.nearest(qvec, cfg.denseTopK);
@@ -82,8 +85,12 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
 
   let candidates: Candidate[];
   let strategy: SearchStrategy[];
-  const exactIdentifier = q.form === 'identifier' && hits.some((h) => h.matches.some((m) => (m.field === 'name' || m.field === 'symbols') && m.token.startsWith('=')));
-  if (!denseUsable || !qvec) {
+  if (exactIdentifier) {
+    // Fuzzy neighbours never outrank the definition of a bare identifier.
+    candidates = lexicalCandidates(hits);
+    for (const c of candidates) c.explanation.push('fusion: identifier query with an exact name match keeps the BM25 order');
+    strategy = ['SPARSE_ONLY'];
+  } else if (!denseUsable || !qvec) {
     candidates = lexicalCandidates(hits);
     strategy = ['SPARSE_ONLY'];
   } else if (!hits.length) {
@@ -96,11 +103,6 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
       explanation: [`dense ${round(d.similarity)} (rank ${i + 1}; no keyword matched)`],
     }));
     strategy = ['DENSE_ONLY'];
-  } else if (exactIdentifier) {
-    // A bare identifier that names a definition keeps BM25's order: fuzzy neighbours never outrank it.
-    candidates = lexicalCandidates(hits);
-    for (const c of candidates) c.explanation.push('fusion: identifier query with an exact name match keeps the BM25 order');
-    strategy = ['SPARSE_ONLY'];
   } else {
     candidates = cfg.fusion === 'staged' ? await staged(ctx, cfg, hits, denseHits, qvec) : fuse(cfg, ctx.dense!, q.form, hits, denseHits, lexicalCandidates);
     strategy = ['HYBRID_SEARCH'];
@@ -117,6 +119,7 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
       if (!accept(r.path)) continue;
       const existing = candidates.find((c) => c.id === r.chunkId);
       if (existing) {
+        if (existing.conformsTo === undefined && r.kind.startsWith('implicit')) existing.explanation.push(`conformance index: ${r.typeName} ${conformanceVerb(r.kind)} ${name}`);
         existing.conformsTo = name;
         continue;
       }
@@ -124,7 +127,7 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
       have.add(r.chunkId);
       candidates.push({
         id: r.chunkId, path: r.path, score: base, conformsTo: name,
-        explanation: [`conformance index: ${r.typeName || r.kind} conforms to ${name} (no keyword match; starts at the best keyword score ${round(base)})`],
+        explanation: [`conformance index: ${r.typeName || r.kind} ${conformanceVerb(r.kind)} ${name} (no keyword match; starts at the best keyword score ${round(base)})`],
       });
     }
   }
@@ -135,6 +138,14 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   for (const c of candidates) c.chunk = byId.get(c.id);
   const matchedAll = new Set([...hits.map((h) => h.id), ...denseHits.map((d) => d.chunk.id)]).size;
   return { candidates, matched: Math.max(matched, matchedAll), strategy, warnings };
+}
+
+/** How a conformance row reads in an explanation: declared, or derived from a Go method set (indexer/goImplicit.ts). */
+function conformanceVerb(kind: string): string {
+  if (kind === 'implicit') return 'satisfies (its method set has every method of)';
+  if (kind === 'implicit-pointer') return 'satisfies as a pointer (the method set of *T has every method of)';
+  if (kind === 'implicit-interface') return 'satisfies (an interface whose methods include those of)';
+  return 'conforms to';
 }
 
 /**

@@ -3,7 +3,9 @@
  *
  * Tables:
  * - `chunks`        one row per chunk (content and metadata; dense vectors join later as a column)
- * - `conformances`  (chunk_id, protocol_name, path, type_name, kind) with a btree index on protocol_name
+ * - `conformances`  (chunk_id, protocol_name, path, type_name, kind) with a btree index on protocol_name; `kind` is
+ *                   the declaring chunk's kind for declared conformances, or a derived kind ('implicit...': Go types
+ *                   whose method sets satisfy an interface, computed after indexing by indexer/goImplicit.ts)
  * - `files`         (path, size, mtime_ms, hash, language, chunk_count, indexed_at) for incremental updates
  *
  * Every write goes through one serialized queue (STACK.md: concurrent mergeInserts duplicate rows);
@@ -55,6 +57,19 @@ export interface ConformanceRow {
   path: string;
   typeName: string;
   kind: string;
+}
+
+/** Scalar columns of `chunks` that `chunkColumns` can read (list columns are slow to convert and not offered). */
+export type ScalarChunkColumn =
+  | 'id' | 'path' | 'language' | 'kind' | 'symbol' | 'name' | 'container' | 'doc' | 'signature' | 'start_line' | 'end_line'
+  | 'start_byte' | 'end_byte' | 'content' | 'semantic_class' | 'token_count' | 'content_hash' | 'source';
+
+/** Which chunks `chunkColumns` reads: one language, optionally only some paths and kinds (or all but some kinds). */
+export interface ChunkColumnFilter {
+  language: string;
+  paths?: readonly string[];
+  kinds?: readonly string[];
+  excludeKinds?: readonly string[];
 }
 
 export class StoreError extends Error {
@@ -232,6 +247,60 @@ export class ChunkStore {
       chunkId: String(r.chunk_id), protocolName: String(r.protocol_name), path: String(r.path),
       typeName: String(r.type_name), kind: String(r.kind),
     }));
+  }
+
+  /**
+   * Some scalar columns of the chunks that pass a filter, read column-wise (analysis passes over one language, e.g.
+   * `indexer/goImplicit.ts`, read tens of thousands of rows; per-row Arrow proxies would dominate their cost).
+   */
+  async chunkColumns<C extends ScalarChunkColumn>(filter: ChunkColumnFilter, columns: readonly C[]): Promise<Array<Record<C, string | number>>> {
+    let base = `language = ${sqlString(filter.language)}`;
+    if (filter.kinds) base += ` AND kind IN ${sqlList(filter.kinds.length ? filter.kinds : [''])}`;
+    if (filter.excludeKinds?.length) base += ` AND kind NOT IN ${sqlList(filter.excludeKinds)}`;
+    const wheres = filter.paths ? batches(filter.paths, 500).map((group) => `${base} AND path IN ${sqlList(group)}`) : [base];
+    const out: Array<Record<C, string | number>> = [];
+    for (const where of wheres) {
+      for await (const rb of this.chunks.query().where(where).select([...columns]).limit(Number.MAX_SAFE_INTEGER)) {
+        const vectors = columns.map((c) => rb.getChild(c)!.toArray() as ArrayLike<unknown>);
+        for (let i = 0; i < rb.numRows; i++) {
+          const row = {} as Record<C, string | number>;
+          columns.forEach((c, k) => {
+            const v = vectors[k][i];
+            row[c] = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : String(v ?? '');
+          });
+          out.push(row);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Every conformance row of these kinds (derived rows, e.g. Go's implicit conformances). */
+  async conformancesOfKinds(kinds: readonly string[]): Promise<ConformanceRow[]> {
+    const rows = await this.conformances.query().where(`kind IN ${sqlList(kinds)}`).limit(Number.MAX_SAFE_INTEGER).toArray();
+    return rows.map((r) => ({
+      chunkId: String(r.chunk_id), protocolName: String(r.protocol_name), path: String(r.path),
+      typeName: String(r.type_name), kind: String(r.kind),
+    }));
+  }
+
+  async countConformancesOfKinds(kinds: readonly string[]): Promise<number> {
+    return this.conformances.countRows(`kind IN ${sqlList(kinds)}`);
+  }
+
+  /**
+   * Replaces the conformance rows of these kinds on these chunks with `rows` (derived rows computed after an
+   * indexing run). Rows of other kinds (declared in the source) are never touched.
+   */
+  async replaceConformancesOfKinds(kinds: readonly string[], chunkIds: readonly string[], rows: readonly ConformanceRow[]): Promise<void> {
+    await this.queue.run(async () => {
+      for (const group of batches(chunkIds, 500)) await this.conformances.delete(`kind IN ${sqlList(kinds)} AND chunk_id IN ${sqlList(group)}`);
+      if (rows.length) {
+        await this.conformances.add(
+          rows.map((r) => ({ chunk_id: r.chunkId, protocol_name: r.protocolName, path: r.path, type_name: r.typeName, kind: r.kind })),
+        );
+      }
+    });
   }
 
   async counts(): Promise<{ chunks: number; files: number; conformances: number }> {

@@ -48,57 +48,57 @@ export function looksLikeStaticModel(dir: string): boolean {
   }
 }
 
-interface Artifact {
-  meta: StaticModelMeta;
+interface Arrays {
   table: Int8Array;
   scales: Float32Array;
+  spec: FeatureSpec;
 }
 
-const artifacts = new Map<string, Artifact>();
+const loaded = new Map<string, Arrays>();
 
-function loadArtifact(dir: string): Artifact {
-  const fail = (why: string): never => {
-    throw new ProviderUnavailableError(
-      'static',
-      `static: cannot load the model at ${dir} (${why}). Fix: restore models/${STATIC_MODEL_NAME}/ from the repository or extension (git checkout -- models/${STATIC_MODEL_NAME}), rebuild it with npm run train-model, or set embedding.provider to none.`,
-      false,
-    );
-  };
-  let raw: string;
-  try {
-    raw = readFileSync(join(dir, 'model.json'), 'utf8');
-  } catch (e) {
-    return fail(`model.json unreadable: ${(e as Error).message}`);
-  }
-  const key = `${dir}\0${createHash('sha1').update(raw).digest('hex')}`;
-  const cached = artifacts.get(key);
-  if (cached && sameSizes(dir, cached.meta)) return cached;
+function failure(dir: string, why: string): ProviderUnavailableError {
+  return new ProviderUnavailableError(
+    'static',
+    `static: cannot load the model at ${dir} (${why}). Fix: restore models/${STATIC_MODEL_NAME}/ from the repository or extension (git checkout -- models/${STATIC_MODEL_NAME}), rebuild it with npm run train-model, or set embedding.provider to none.`,
+    false,
+  );
+}
+
+/** model.json, checked for format and shape (cheap: no table read). */
+function readMeta(dir: string): StaticModelMeta {
   let meta: StaticModelMeta;
   try {
-    meta = JSON.parse(raw) as StaticModelMeta;
+    meta = JSON.parse(readFileSync(join(dir, 'model.json'), 'utf8')) as StaticModelMeta;
   } catch (e) {
-    return fail(`model.json unreadable: ${(e as Error).message}`);
+    throw failure(dir, `model.json unreadable: ${(e as Error).message}`);
   }
-  if (meta.format !== STATIC_MODEL_FORMAT) fail(`format ${JSON.stringify(meta.format)} is not ${STATIC_MODEL_FORMAT}`);
-  if (!Array.isArray(meta.vocab) || meta.vocab.length + meta.buckets !== meta.rows) fail(`vocabulary (${meta.vocab?.length}) + buckets (${meta.buckets}) != rows (${meta.rows})`);
+  if (meta.format !== STATIC_MODEL_FORMAT) throw failure(dir, `format ${JSON.stringify(meta.format)} is not ${STATIC_MODEL_FORMAT}`);
+  if (!Array.isArray(meta.vocab) || meta.vocab.length + meta.buckets !== meta.rows) throw failure(dir, `vocabulary (${meta.vocab?.length}) + buckets (${meta.buckets}) != rows (${meta.rows})`);
+  return meta;
+}
+
+/** The table, scales and vocabulary, verified against model.json's sizes and sha256; read once per process. */
+function loadArrays(dir: string, meta: StaticModelMeta): Arrays {
+  const key = `${dir}\0${meta.files.table.sha256}\0${meta.files.scales.sha256}`;
+  const cached = loaded.get(key);
+  if (cached && sameSizes(dir, meta)) return cached;
   const read = (f: ModelFile, bytes: number): Buffer => {
     const p = join(dir, f.path);
-    if (!existsSync(p)) fail(`${f.path} is missing`);
+    if (!existsSync(p)) throw failure(dir, `${f.path} is missing`);
     const buf = readFileSync(p);
-    if (buf.length !== bytes) fail(`${f.path} has ${buf.length} bytes, expected ${bytes} (truncated or from another model)`);
+    if (buf.length !== bytes) throw failure(dir, `${f.path} has ${buf.length} bytes, expected ${bytes} (truncated or from another model)`);
     const sha = createHash('sha256').update(buf).digest('hex');
-    if (sha !== f.sha256) fail(`${f.path} checksum ${sha.slice(0, 12)} differs from model.json's ${f.sha256.slice(0, 12)} (corrupted)`);
+    if (sha !== f.sha256) throw failure(dir, `${f.path} checksum ${sha.slice(0, 12)} differs from model.json's ${f.sha256.slice(0, 12)} (corrupted)`);
     return buf;
   };
   const t = read(meta.files.table, meta.rows * meta.dims);
   const s = read(meta.files.scales, meta.rows * 4);
   const table = new Int8Array(t.buffer, t.byteOffset, t.length);
-  // Copied into an aligned Float32Array (Buffer offsets are not guaranteed to be 4-aligned).
-  const scales = new Float32Array(meta.rows);
-  for (let i = 0; i < meta.rows; i++) scales[i] = s.readFloatLE(i * 4);
-  const artifact = { meta, table, scales };
-  artifacts.set(key, artifact);
-  return artifact;
+  // An aligned copy (Buffer offsets need not be 4-aligned); the file is little-endian like every platform Node runs on.
+  const scales = new Float32Array(s.buffer.slice(s.byteOffset, s.byteOffset + s.length));
+  const arrays = { table, scales, spec: { vocab: new Map(meta.vocab.map((w, i) => [w, i])), buckets: meta.buckets, maxWords: meta.maxWords } };
+  loaded.set(key, arrays);
+  return arrays;
 }
 
 /** A cached artifact is reused only while its files keep their sizes (a damaged copy is re-verified). */
@@ -119,40 +119,45 @@ export class StaticEmbeddingProvider implements EmbeddingProvider {
   /** Measured: unrelated or made-up queries reach 0.2-0.5 against real code, answered questions mostly 0.4-0.7. */
   readonly minFallbackSimilarity = 0.45;
   private readonly stats = new LocalCallStats();
-  private readonly spec: FeatureSpec;
+  private arrays: Arrays | undefined;
 
   private constructor(
     readonly meta: StaticModelMeta,
     readonly dir: string,
-    private readonly table: Int8Array,
-    private readonly scales: Float32Array,
   ) {
     this.dims = meta.dims;
     this.maxInputTokens = meta.maxWords;
-    this.spec = { vocab: new Map(meta.vocab.map((w, i) => [w, i])), buckets: meta.buckets, maxWords: meta.maxWords };
     this.id = `static:${meta.name}@${meta.files.table.sha256.slice(0, 12)}`;
     this.fusionWeights = { identifier: meta.fusion?.identifier ?? DEFAULT_FUSION.identifier, natural: meta.fusion?.natural ?? DEFAULT_FUSION.natural };
   }
 
   /**
-   * Loads and verifies a model directory (model.json, table, scales); throws a ProviderUnavailableError naming
-   * the fix. The arrays are read once per process and shared (they are never written).
+   * Opens a model directory; throws a ProviderUnavailableError naming the fix. `lazy`: only model.json is read now,
+   * the table (24 MB) on the first embedding — a search whose query never needs a vector (a bare identifier with its
+   * definition) never pays for it; a damaged table then fails that call, which the caller reports as a degraded mode.
+   * The arrays are read once per process and shared (they are never written).
    */
-  static load(dir: string): StaticEmbeddingProvider {
-    const a = loadArtifact(dir);
-    return new StaticEmbeddingProvider(a.meta, dir, a.table, a.scales);
+  static load(dir: string, options: { lazy?: boolean } = {}): StaticEmbeddingProvider {
+    const p = new StaticEmbeddingProvider(readMeta(dir), dir);
+    if (!options.lazy) p.weights();
+    return p;
+  }
+
+  private weights(): Arrays {
+    return (this.arrays ??= loadArrays(this.dir, this.meta));
   }
 
   /** The vector of one text (synchronous; microseconds to a millisecond). */
   embed(text: string): Float32Array {
-    const { rows, weights } = featuresOf(text, this.spec);
+    const { table, scales, spec } = this.weights();
+    const { rows, weights } = featuresOf(text, spec);
     const d = this.dims;
     const v = new Float32Array(d);
     for (let k = 0; k < rows.length; k++) {
       const r = rows[k]!;
-      const w = weights[k]! * this.scales[r]!;
+      const w = weights[k]! * scales[r]!;
       const base = r * d;
-      for (let j = 0; j < d; j++) v[j]! += w * this.table[base + j]!;
+      for (let j = 0; j < d; j++) v[j]! += w * table[base + j]!;
     }
     let n = 0;
     for (let j = 0; j < d; j++) n += v[j]! * v[j]!;
@@ -166,20 +171,26 @@ export class StaticEmbeddingProvider implements EmbeddingProvider {
     const t0 = performance.now();
     this.stats.requests++;
     const out: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i++) {
-      // Yield now and then so a long batch never blocks the event loop for long.
-      if (i % 256 === 255) {
-        signal?.throwIfAborted();
-        await new Promise((r) => setImmediate(r));
+    try {
+      for (let i = 0; i < texts.length; i++) {
+        // Yield now and then so a long batch never blocks the event loop for long.
+        if (i % 256 === 255) {
+          signal?.throwIfAborted();
+          await new Promise((r) => setImmediate(r));
+        }
+        out.push(this.embed(texts[i]!));
       }
-      out.push(this.embed(texts[i]!));
+    } catch (e) {
+      this.stats.fail(e);
+      throw e;
     }
     this.stats.ok(t0);
     return out;
   }
 
   async embedQuery(text: string): Promise<Float32Array> {
-    return this.embed(text);
+    const [v] = await this.embedDocuments([text]);
+    return v!;
   }
 
   health(): ProviderHealth {

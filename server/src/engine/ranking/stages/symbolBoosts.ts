@@ -51,13 +51,16 @@ export const symbolBoostStage: Stage = {
       if (!chunk) continue;
       // In "what implements X", X's own declaration is context, not an answer: it gets no symbol or type boost
       // (protocol-in-top-3 keeps it visible) so that the implementations rank first (seed 000).
-      if (implementsTarget && chunk.name.toLowerCase() === implementsTarget) continue;
+      // A type of the same name that conforms to it (Go's strings.Reader satisfies io.Reader) is an answer, not context.
+      if (implementsTarget && chunk.name.toLowerCase() === implementsTarget && c.conformsTo === undefined) continue;
       const defined = new Set(chunk.symbols.map((s) => s.toLowerCase()));
       const declared = new Set(chunk.conformances.map((s) => s.toLowerCase()));
+      // a conformance the index proves (Go's implicit interfaces) ties the type to the name as a declared one does
+      const proven = implementsTarget !== undefined && c.conformsTo !== undefined ? c.conformsTo.toLowerCase() : undefined;
       for (const n of lower) {
         const df = rare.get(n)!;
-        if (df < b.rareTermThreshold && (defined.has(n) || declared.has(n))) {
-          const where = defined.has(n) ? 'defined here' : 'named in this declaration';
+        if (df < b.rareTermThreshold && (defined.has(n) || declared.has(n) || proven === n)) {
+          const where = defined.has(n) ? 'defined here' : declared.has(n) ? 'named in this declaration' : 'it conforms to it (conformance index)';
           boost(c, b.exactSymbol, `exact symbol: '${n}' is rare (${df} chunk${df === 1 ? '' : 's'} < ${b.rareTermThreshold}) and ${where}`);
           break;
         }
@@ -70,7 +73,9 @@ export const symbolBoostStage: Stage = {
       }
       const conf = chunk.conformances.map((x) => x.toLowerCase());
       const implementsQuery = target?.relation === 'implementations';
-      const hit = lower.find((n) => conf.includes(n));
+      // the conformance index may know more than the chunk's declaration: Go types satisfy interfaces implicitly
+      const indexed = implementsQuery && c.conformsTo !== undefined && lower.includes(c.conformsTo.toLowerCase()) ? c.conformsTo.toLowerCase() : undefined;
+      const hit = lower.find((n) => conf.includes(n)) ?? indexed;
       if (hit) {
         if (implementsQuery && TYPE_DECLARATION_KINDS.has(chunk.kind) && chunk.kind !== 'extension' && chunk.kind !== 'impl') {
           boost(c, b.conformanceImplementation, `implementation: ${chunk.kind} ${chunk.name || chunk.symbol} conforms to ${hit}`);
@@ -97,12 +102,30 @@ export const protocolInTopStage: Stage = {
     if (t?.relation !== 'implementations') return candidates;
     const name = lastSegment(t.name).toLowerCase();
     const sorted = [...candidates].sort((a, b) => b.score - a.score);
-    const idx = sorted.findIndex((c) => c.chunk && c.chunk.name.toLowerCase() === name && TYPE_DECLARATION_KINDS.has(c.chunk.kind) && c.chunk.kind !== 'extension');
+    // a conformer of the same name (strings.Reader for io.Reader) is an answer, not the definition; among the
+    // others, an interface/protocol/trait is what can be implemented (io.Reader over textproto.Reader, a struct)
+    const isDefinition = (c: (typeof sorted)[number]) =>
+      !!c.chunk && c.chunk.name.toLowerCase() === name && TYPE_DECLARATION_KINDS.has(c.chunk.kind) && c.chunk.kind !== 'extension' && c.conformsTo === undefined;
+    let idx = sorted.findIndex((c) => isDefinition(c) && PROTOCOL_KINDS.has(c.chunk!.kind));
+    if (idx < 0) idx = sorted.findIndex(isDefinition);
     if (idx > 2) {
       const def = sorted[idx];
-      const third = sorted[2].score;
-      def.explanation.push(`kept in the top 3 as the definition of ${t.name} (score ${round(def.score)} → ${round(third * 1.0001)})`);
-      def.score = third * 1.0001;
+      const [first, second, third] = sorted.map((c) => c.score);
+      // just above the third result; when results tie with it (conformers found only through the conformance index
+      // all start at the same score), the definition still takes the third place at most, never the first
+      let target: number;
+      if (second > third) target = Math.min(third * 1.0001, (second + third) / 2);
+      else if (first > second) target = Math.min(second * 1.0001, (first + second) / 2);
+      else {
+        // the first three tie: the first two stay ahead of the definition, which takes the third place
+        for (const lead of sorted.slice(0, 2)) {
+          lead.explanation.push(`stays ahead of the definition of ${t.name} (tied with the third result; score ${round(lead.score)} → ${round(first * 1.0002)})`);
+          lead.score = first * 1.0002;
+        }
+        target = first * 1.0001;
+      }
+      def.explanation.push(`kept in the top 3 as the definition of ${t.name} (score ${round(def.score)} → ${round(target)})`);
+      def.score = target;
     }
     return candidates;
   },

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Engine } from '../../../server/src/engine/engine';
+import type { CodeMatch } from '../../../server/src/engine/api/results';
+import { copyFixture, removeDir } from '../../support/workspace';
+
+/**
+ * "What implements X" for Go, where interfaces are satisfied implicitly (method sets), through the real engine on
+ * test/fixtures/go-implicit: stream/ declares the interfaces; storage/types.go the structs, storage/methods.go their
+ * methods (FileSource: value receivers; MemorySource: pointer receivers; CountingSource: promoted from an embedded
+ * *MemorySource; PartialSource: Read only, so it implements nothing).
+ */
+const IMPLEMENTATION = /^×([\d.]+) implementation:/;
+const label = (m: CodeMatch) => `${m.file.path} ${m.content.symbol} (${m.content.kind})`;
+const list = (ms: CodeMatch[]) => ms.map((m, i) => `${i + 1}. ${label(m)}\n     ${m.explanation.join('\n     ')}`).join('\n');
+const rankOf = (ms: CodeMatch[], symbol: string, kind?: string) => ms.findIndex((m) => m.content.symbol === symbol && (!kind || m.content.kind === kind));
+/** Types the search says implement the target (the implementation boost, from a declared or an indexed conformance). */
+const implementers = (ms: CodeMatch[]) => ms.filter((m) => m.explanation.some((l) => IMPLEMENTATION.test(l))).map((m) => m.content.symbol).sort();
+
+describe('Go implicit interfaces: "what implements X" through the engine', function () {
+  this.timeout(120_000);
+  let root: string;
+  let engine: Engine;
+  before(async () => {
+    root = copyFixture('go-implicit');
+    engine = await Engine.open(root, { embedding: null, reranker: null });
+    const summary = await engine.index();
+    assert.ok(summary.goImplicit, 'the pass ran');
+    assert.equal(summary.goImplicit!.rows, 7, JSON.stringify(summary.goImplicit));
+  });
+  after(async () => {
+    await engine?.close();
+    removeDir(root);
+  });
+
+  it('"what implements Reader": the implementing structs first, the interface in the top 3, the partial type not at all', async () => {
+    const ms = (await engine.search('what implements Reader', { limit: 20 })).matches;
+    const top = list(ms);
+    assert.equal(ms[0].content.kind, 'struct', `an implementing struct ranks first:\n${top}`);
+    for (const s of ['FileSource', 'MemorySource', 'CountingSource']) {
+      const i = rankOf(ms, s, 'struct');
+      assert.ok(i >= 0 && i < 5, `${s} should be in the top 5 (rank ${i + 1}):\n${top}`);
+    }
+    const def = rankOf(ms, 'Reader', 'interface');
+    assert.ok(def >= 0 && def < 3, `the Reader interface should be in the top 3 (rank ${def + 1}):\n${top}`);
+    assert.deepEqual(implementers(ms), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
+    assert.ok(!ms.some((m) => m.content.symbol === 'PartialSource' && m.explanation.some((l) => IMPLEMENTATION.test(l))), top);
+    // implementers rank above the method chunks that make them implementers
+    const worstImplementer = Math.max(...['FileSource', 'MemorySource', 'CountingSource'].map((s) => rankOf(ms, s, 'struct')));
+    for (const [i, m] of ms.entries()) if (m.content.kind === 'method') assert.ok(i > worstImplementer, `${label(m)} above an implementer:\n${top}`);
+    // the explanation says how the conformance was found
+    const mem = ms[rankOf(ms, 'MemorySource', 'struct')];
+    assert.ok(mem.explanation.some((l) => l.startsWith('conformance index: MemorySource satisfies as a pointer')), mem.explanation.join('\n'));
+    const file = ms[rankOf(ms, 'FileSource', 'struct')];
+    assert.ok(file.explanation.some((l) => l.startsWith('conformance index: FileSource satisfies (its method set')), file.explanation.join('\n'));
+  });
+
+  it('embedded interfaces and promoted methods: SizedReader (Reader + Sizer) is implemented by MemorySource and CountingSource only', async () => {
+    const ms = (await engine.search('what implements SizedReader', { limit: 20 })).matches;
+    assert.deepEqual(implementers(ms), ['CountingSource', 'MemorySource'], list(ms));
+    assert.ok(rankOf(ms, 'SizedReader', 'interface') < 3, list(ms));
+    const sizer = (await engine.search('implementations of Sizer', { limit: 20 })).matches;
+    assert.deepEqual(implementers(sizer), ['CountingSource', 'MemorySource', 'SizedReader'], list(sizer));
+  });
+
+  it('no implementers for the empty interface or a type-set constraint', async () => {
+    for (const q of ['what implements Any', 'what implements Number']) {
+      const ms = (await engine.search(q, { limit: 20 })).matches;
+      assert.deepEqual(implementers(ms), [], `${q}:\n${list(ms)}`);
+    }
+  });
+});
+
+describe('Go implicit interfaces: incremental re-indexing', function () {
+  this.timeout(120_000);
+  let root: string;
+  let engine: Engine;
+  const methodsPath = () => join(root, 'storage', 'methods.go');
+  const readerImplementers = async () => implementers((await engine.search('what implements Reader', { limit: 20 })).matches);
+  beforeEach(async () => {
+    root = copyFixture('go-implicit');
+    engine = await Engine.open(root, { embedding: null, reranker: null });
+    await engine.index();
+  });
+  afterEach(async () => {
+    await engine?.close();
+    removeDir(root);
+  });
+
+  it('removing a method in another file than the type removes the implicit conformance; adding one adds it', async () => {
+    assert.deepEqual(await readerImplementers(), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
+    const original = readFileSync(methodsPath(), 'utf8');
+    const withoutClose = original.replace(/\/\/ Close closes the file\.\nfunc \(f FileSource\) Close\(\) error \{\n\treturn nil\n\}\n/, '');
+    assert.notEqual(withoutClose, original, 'the fixture has FileSource.Close');
+    writeFileSync(methodsPath(), withoutClose);
+    const s = await engine.index();
+    assert.equal(s.filesIndexed, 1, 'only methods.go is re-indexed; types.go (where the rows hang) is not');
+    assert.ok(s.goImplicit && s.goImplicit.removed >= 1, JSON.stringify(s.goImplicit));
+    assert.deepEqual(await readerImplementers(), ['CountingSource', 'MemorySource', 'SizedReader']);
+
+    // PartialSource gains Close (pointer receiver): it implements Reader now; an editor save goes through updateFiles
+    writeFileSync(methodsPath(), `${withoutClose}\n// Close stops reading.\nfunc (s *PartialSource) Close() error {\n\ts.remaining = 0\n\treturn nil\n}\n`);
+    await engine.updateFiles(['storage/methods.go']);
+    assert.deepEqual(await readerImplementers(), ['CountingSource', 'MemorySource', 'PartialSource', 'SizedReader']);
+
+    // unchanged run: nothing to recompute, nothing changes
+    const again = await engine.index();
+    assert.equal(again.filesIndexed, 0);
+    assert.equal(again.goImplicit, undefined, 'no Go file changed: the pass does not run');
+    assert.deepEqual(await readerImplementers(), ['CountingSource', 'MemorySource', 'PartialSource', 'SizedReader']);
+  });
+
+  it('deleting the file with the methods removes every implicit conformance; a full re-index restores them', async () => {
+    rmSync(methodsPath());
+    const s = await engine.index();
+    assert.equal(s.filesRemoved, 1);
+    assert.deepEqual(await readerImplementers(), ['SizedReader'], 'only the declared embedding is left');
+    writeFileSync(methodsPath(), readFileSync(join(__dirname, '..', '..', 'fixtures', 'go-implicit', 'storage', 'methods.go'), 'utf8'));
+    await engine.index({ full: true });
+    assert.deepEqual(await readerImplementers(), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
+  });
+
+  it('an unsaved buffer that drops a method updates the conformances; closing it restores the file on disk', async () => {
+    const original = readFileSync(methodsPath(), 'utf8');
+    await engine.setBuffer('storage/methods.go', original.replace('func (m *MemorySource) Close() error', 'func (m *MemorySource) Shutdown() error'));
+    assert.deepEqual(await readerImplementers(), ['FileSource', 'SizedReader'], 'MemorySource and CountingSource (promoted) lose Close');
+    await engine.setBuffer('storage/methods.go', null);
+    assert.deepEqual(await readerImplementers(), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
+  });
+});

@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict';
+import type { Parser } from 'web-tree-sitter';
+import { loadGrammar, parserFor } from '../../../server/src/engine/chunking/parser';
+import { chunkFile } from '../../../server/src/engine/chunking';
+import { defaultConfig } from '../../../server/src/engine/config/schema';
+import {
+  blankGoNoise, goFileFacts, goMethodsIn, goTypesIn, implicitConformances, type GoChunkRow, type GoFileFacts, type ImplicitRow,
+} from '../../../server/src/engine/indexer/goImplicit';
+
+let parser: Parser;
+before(async () => {
+  parser = parserFor('go', (await loadGrammar('go'))!);
+});
+
+/** Facts of Go files through the real chunker, as the pass reads them back from the store. */
+async function facts(files: Record<string, string>): Promise<GoFileFacts[]> {
+  const out: GoFileFacts[] = [];
+  for (const [path, content] of Object.entries(files)) {
+    const chunks = await chunkFile({ path, language: 'go', content }, defaultConfig().chunking);
+    const rows: GoChunkRow[] = chunks.map((c) => ({ id: c.id, path: c.path, kind: c.kind, symbol: c.symbol, name: c.name, startByte: c.startByte, content: c.content }));
+    out.push(goFileFacts(path, rows, parser));
+  }
+  return out;
+}
+
+const pairs = (rows: ImplicitRow[]) => rows.map((r) => `${r.typeName} ${r.protocolName} ${r.kind}`).sort();
+
+describe('Go implicit interfaces: reading chunk text', () => {
+  it('finds method headers with value, pointer, unnamed and generic receivers', () => {
+    const src = [
+      'func (f File) Read(p []byte) (int, error) { return 0, nil }',
+      'func (m *Mem) Close() error { return nil }',
+      'func (*Mem) Size() int64 { return 0 }',
+      'func (l List[T]) Len() int { return 0 }',
+      'func (p *Pair[K, V]) Swap() {}',
+      'func Plain() {}',
+    ].join('\n');
+    assert.deepEqual(goMethodsIn(src), [
+      { pointer: false, receiver: 'File', name: 'Read' },
+      { pointer: true, receiver: 'Mem', name: 'Close' },
+      { pointer: true, receiver: 'Mem', name: 'Size' },
+      { pointer: false, receiver: 'List', name: 'Len' },
+      { pointer: true, receiver: 'Pair', name: 'Swap' },
+    ]);
+  });
+
+  it('ignores method-like text in comments and raw strings', () => {
+    const src = '/*\nfunc (f File) Ghost() {}\n*/\nconst tmpl = `\nfunc (f File) Template() {}\n`\nfunc (f File) Real() {}\n';
+    assert.deepEqual(goMethodsIn(src).map((m) => m.name), ['Real']);
+    const text = 'a := "x // y" // z\nb := \'"\'';
+    const blanked = blankGoNoise(text);
+    assert.equal(blanked.length, text.length, 'offsets are kept');
+    assert.match(blanked, /^a := +\nb := +$/);
+  });
+
+  it('reads interfaces (methods, embeddings, type terms) and struct embeddings with tree-sitter', () => {
+    const types = goTypesIn(parser, [
+      'type (',
+      '\tReadCloser interface {',
+      '\t\tio.Reader',
+      '\t\tClose() error',
+      '\t}',
+      '\tNumber interface{ ~int | ~float64 }',
+      '\tWrapped struct {',
+      '\t\t*bytes.Buffer',
+      '\t\tio.Writer',
+      '\t\tname string',
+      '\t}',
+      '\tAlias = Wrapped',
+      '\tHandlerFunc func()',
+      ')',
+    ].join('\n'));
+    assert.deepEqual(types, [
+      { name: 'ReadCloser', interface: true, methods: ['Close'], embeds: [{ pkg: 'io', name: 'Reader', pointer: false }], constraint: false },
+      { name: 'Number', interface: true, methods: [], embeds: [], constraint: true },
+      { name: 'Wrapped', interface: false, methods: [], embeds: [{ pkg: 'bytes', name: 'Buffer', pointer: true }, { pkg: 'io', name: 'Writer', pointer: false }], constraint: false },
+      { name: 'HandlerFunc', interface: false, methods: [], embeds: [], constraint: false },
+    ]);
+  });
+});
+
+describe('Go implicit interfaces: the method-set join', () => {
+  it('matches value and pointer receivers across files and packages, and not a partial method set', async () => {
+    const rows = implicitConformances(await facts({
+      'io/io.go': 'package io\n\n// Reader reads.\ntype Reader interface {\n\tRead(p []byte) (int, error)\n\tClose() error\n}\n',
+      'store/types.go': 'package store\n\ntype File struct{ name string }\n\ntype Mem struct{ data []byte }\n\ntype Half struct{ n int }\n',
+      'store/methods.go': [
+        'package store',
+        '',
+        'func (f File) Read(p []byte) (int, error) { return 0, nil }',
+        'func (f File) Close() error { return nil }',
+        'func (m *Mem) Read(p []byte) (int, error) { return 0, nil }',
+        'func (m *Mem) Close() error { return nil }',
+        'func (h *Half) Read(p []byte) (int, error) { return 0, nil }',
+        '',
+      ].join('\n'),
+    }));
+    assert.deepEqual(pairs(rows), ['File Reader implicit', 'Mem Reader implicit-pointer']);
+    const file = rows.find((r) => r.typeName === 'File')!;
+    assert.equal(file.path, 'store/types.go', 'the row hangs on the type declaration, not on the methods');
+  });
+
+  it('resolves embedded interfaces (qualified, builtin error), lists superset interfaces and skips explicit embedding', async () => {
+    const rows = implicitConformances(await facts({
+      'io/io.go': [
+        'package io',
+        '',
+        'type Reader interface{ Read(p []byte) (int, error) }',
+        '',
+        'type Closer interface{ Close() error }',
+        '',
+        '// ReadCloser embeds Reader: declared, so no implicit row for it.',
+        'type ReadCloser interface {',
+        '\tReader',
+        '\tCloser',
+        '}',
+        '',
+      ].join('\n'),
+      'x/x.go': [
+        'package x',
+        '',
+        'import "io"',
+        '',
+        '// Source repeats the methods instead of embedding: a superset interface.',
+        'type Source interface {',
+        '\tRead(p []byte) (int, error)',
+        '\tClose() error',
+        '\tName() string',
+        '}',
+        '',
+        'type FailingCloser interface {',
+        '\tio.Closer',
+        '\terror',
+        '}',
+        '',
+        'type T struct{}',
+        '',
+        'func (T) Close() error { return nil }',
+        '',
+        'func (T) Error() string { return "" }',
+        '',
+      ].join('\n'),
+    }));
+    const got = pairs(rows);
+    assert.ok(got.includes('Source Reader implicit-interface'), got.join('\n'));
+    assert.ok(got.includes('Source ReadCloser implicit-interface'), got.join('\n'));
+    assert.ok(got.includes('T FailingCloser implicit'), got.join('\n'));
+    assert.ok(got.includes('T Closer implicit'), got.join('\n'));
+    assert.ok(!got.some((p) => p.startsWith('ReadCloser Reader') || p.startsWith('ReadCloser Closer')), 'embedding is declared already');
+    assert.ok(!got.some((p) => p.startsWith('Reader ') && p.includes(' Source ')), 'a subset interface does not implement a superset');
+  });
+
+  it('promotes methods of embedded fields (pointer embedding gives the pointer method set)', async () => {
+    const rows = implicitConformances(await facts({
+      'a/a.go': [
+        'package a',
+        '',
+        'type Sizer interface{ Size() int64 }',
+        '',
+        'type Mem struct{ n int64 }',
+        '',
+        'func (m *Mem) Size() int64 { return m.n }',
+        '',
+        'type ByPointer struct {',
+        '\t*Mem',
+        '\tlabel string',
+        '}',
+        '',
+        'type ByValue struct {',
+        '\tMem',
+        '\tlabel string',
+        '}',
+        '',
+        'type OneLine struct{ *Mem }',
+        '',
+      ].join('\n'),
+    }));
+    assert.deepEqual(pairs(rows), ['ByPointer Sizer implicit', 'ByValue Sizer implicit-pointer', 'Mem Sizer implicit-pointer', 'OneLine Sizer implicit']);
+  });
+
+  it('skips empty interfaces, constraints, unresolved embeddings, and keeps unexported interfaces to their package', async () => {
+    const rows = implicitConformances(await facts({
+      'a/a.go': [
+        'package a',
+        '',
+        'type Any interface{}',
+        '',
+        'type Number interface {',
+        '\t~int | ~int64',
+        '\tString() string',
+        '}',
+        '',
+        'type Remote interface {',
+        '\tfmt.Stringer',
+        '\tName() string',
+        '}',
+        '',
+        'type stringer interface{ String() string }',
+        '',
+        'type local interface{ name() string }',
+        '',
+        'type A struct{}',
+        '',
+        'func (A) String() string { return "" }',
+        '',
+        'func (A) Name() string { return "" }',
+        '',
+        'func (A) name() string { return "" }',
+        '',
+      ].join('\n'),
+      'b/b.go': [
+        'package b',
+        '',
+        'type B struct{}',
+        '',
+        'func (B) String() string { return "" }',
+        '',
+        'func (B) name() string { return "" }',
+        '',
+      ].join('\n'),
+    }));
+    assert.deepEqual(pairs(rows), ['A local implicit', 'A stringer implicit']);
+  });
+});
