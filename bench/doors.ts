@@ -8,8 +8,25 @@ import { createMessageConnection, StreamMessageReader, StreamMessageWriter } fro
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
-export async function lspLatencies(cli: string, dir: string, queries: string[]): Promise<number[]> {
+export interface LspMeasurements {
+  /** codeSearch/find round trips, warm. */
+  find: number[];
+  /** Edit-to-searchable: from an unsaved edit that adds a function (didOpen/didChange) to the first find that returns it. */
+  edit: number[];
+}
+
+/** A function definition in the file's language that no corpus contains (`name` is unique per probe). */
+function probeDefinition(file: string, name: string): string {
+  if (file.endsWith('.py')) return `\n\ndef ${name}():\n    return 1\n`;
+  if (file.endsWith('.go')) return `\n\nfunc ${name}() int { return 1 }\n`;
+  if (file.endsWith('.rs')) return `\n\nfn ${name}() -> i32 { 1 }\n`;
+  return `\n\nexport function ${name}() { return 1; }\n`;
+}
+
+export async function lspLatencies(cli: string, dir: string, queries: string[], editFile?: string): Promise<LspMeasurements> {
   const child = spawn(process.execPath, [cli, 'lsp', '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, LANCEDB_LOG: 'error' } });
   const conn = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
   conn.onRequest('window/workDoneProgress/create', () => null);
@@ -20,7 +37,7 @@ export async function lspLatencies(cli: string, dir: string, queries: string[]):
     const uri = pathToFileURL(dir).toString();
     await conn.sendRequest('initialize', {
       processId: process.pid, rootUri: uri, capabilities: { window: { workDoneProgress: true } },
-      workspaceFolders: [{ uri, name: 'bench' }], initializationOptions: { embedding: false, reranker: false },
+      workspaceFolders: [{ uri, name: 'bench' }], initializationOptions: { reranker: false },
     });
     await conn.sendNotification('initialized', {});
     // The first find waits for the server's start-up index run (incremental here: the index exists).
@@ -31,9 +48,30 @@ export async function lspLatencies(cli: string, dir: string, queries: string[]):
       await conn.sendRequest('codeSearch/find', { query: q, limit: 10, explain: false });
       times.push(performance.now() - t);
     }
+    const edit: number[] = [];
+    if (editFile) {
+      const fileUri = pathToFileURL(join(dir, editFile)).toString();
+      const original = readFileSync(join(dir, editFile), 'utf8');
+      const languageId = editFile.endsWith('.py') ? 'python' : editFile.endsWith('.go') ? 'go' : editFile.endsWith('.rs') ? 'rust' : editFile.endsWith('.js') ? 'javascript' : 'typescript';
+      await conn.sendNotification('textDocument/didOpen', { textDocument: { uri: fileUri, languageId, version: 1, text: original } });
+      for (let i = 0; i < 8; i++) {
+        const name = `quarryEditProbe${i}x${process.pid}`;
+        const t = performance.now();
+        await conn.sendNotification('textDocument/didChange', { textDocument: { uri: fileUri, version: i + 2 }, contentChanges: [{ text: original + probeDefinition(editFile, name) }] });
+        for (;;) {
+          const res = (await conn.sendRequest('codeSearch/find', { query: name, limit: 3, explain: false })) as { matches: Array<{ file: { path: string }; content: { content: string } }> };
+          // (small neighbours are merged into one chunk, so the new function may sit inside its neighbour's chunk)
+          if (res.matches.some((m) => m.file.path === editFile && m.content.content.includes(name))) break;
+          if (performance.now() - t > 10_000) throw new Error(`edit-to-searchable: ${name} not found after 10 s`);
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        edit.push(performance.now() - t);
+      }
+      await conn.sendNotification('textDocument/didClose', { textDocument: { uri: fileUri } });
+    }
     await conn.sendRequest('shutdown');
     await conn.sendNotification('exit');
-    return times;
+    return { find: times, edit };
   } finally {
     conn.dispose();
     child.kill('SIGKILL');

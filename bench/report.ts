@@ -35,7 +35,8 @@ export function renderBenchmarks(r: BenchResults, previous: string): string {
   const BEGIN = begin(r.mode);
   const END = end(r.mode);
   const out: string[] = [];
-  out.push(BEGIN, '', `## ${r.mode === 'full' ? 'Full run' : 'Quick run'}`, '');
+  const title = r.mode === 'full' ? 'Full run' : r.mode === 'quality' ? `Quality-only run (${r.corpora.map((c) => c.corpus.name).join(', ')}; indexing and latency figures of these corpora are in the full run)` : 'Quick run';
+  out.push(BEGIN, '', `## ${title}`, '');
   out.push(`Run: ${r.startedAt} · mode **${r.mode}** · \`${r.command}\` · ${r.machine.cpus} × ${r.machine.cpuModel}, ${r.machine.memGb} GiB, Node ${r.machine.node}.`);
   out.push('Single run: figures are medians/percentiles of that run; compare ratios within a table, not absolute times across runs.', '');
 
