@@ -445,7 +445,17 @@ async function main(): Promise<void> {
   if (QUALITY_ONLY) {
     // Its own section of BENCHMARKS.md: the quick and full sections stay as their runs left them.
     mkdirSync(join(__dirname, 'results'), { recursive: true });
-    writeFileSync(join(__dirname, 'results', 'quality-only.json'), JSON.stringify(results, null, 2));
+    // Corpora of an earlier quality run that this one did not cover are kept (each run can take one slow corpus).
+    const previousPath = join(__dirname, 'results', 'quality-only.json');
+    if (existsSync(previousPath)) {
+      const previous = JSON.parse(readFileSync(previousPath, 'utf8')) as BenchResults;
+      const kept = previous.corpora.filter((c) => !results.corpora.some((x) => x.corpus.name === c.corpus.name));
+      if (kept.length) {
+        results.corpora.push(...kept);
+        results.skipped.push(`${kept.map((c) => c.corpus.name).join(', ')}: from the quality run of ${previous.startedAt} (\`${previous.command}\`)`);
+      }
+    }
+    writeFileSync(previousPath, JSON.stringify(results, null, 2));
     const md = join(REPO, 'BENCHMARKS.md');
     writeFileSync(md, renderBenchmarks(results, existsSync(md) ? readFileSync(md, 'utf8') : ''));
     log('wrote bench/results/quality-only.json and the quality section of BENCHMARKS.md');

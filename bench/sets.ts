@@ -163,7 +163,9 @@ export async function prepareSets(srcDir: string, outDir: string, perSet: number
       identifier.push({ set: 'identifier', text: c.name, language: c.language, split, target });
     }
     if ((c.kind === 'function' || c.kind === 'method') && c.doc) {
-      const q = firstSentence(c.doc);
+      // An odd number of double quotes would be an unclosed phrase in Quarry's query language: drop them for everyone.
+      const raw = firstSentence(c.doc);
+      const q = (raw.match(/"/g)?.length ?? 0) % 2 ? raw.replace(/"/g, ' ').replace(/\s+/g, ' ').trim() : raw;
       const words = q.split(/\s+/).length;
       if (words >= 3 && words <= 30 && q.length <= 200 && !/^(todo|deprecated|see |copyright)/i.test(q)) {
         docstring.push({ set: 'docstring', text: q, language: c.language, split, target });

@@ -173,8 +173,8 @@ export class StaticEmbeddingProvider implements EmbeddingProvider {
     const out: Float32Array[] = [];
     try {
       for (let i = 0; i < texts.length; i++) {
-        // Yield now and then so a long batch never blocks the event loop for long.
-        if (i % 256 === 255) {
+        // Yield every 64 texts (a few ms) so a long batch never holds up requests in the same process.
+        if (i % 64 === 63) {
           signal?.throwIfAborted();
           await new Promise((r) => setImmediate(r));
         }
