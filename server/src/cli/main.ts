@@ -20,7 +20,7 @@ import { ConfigError, loadConfig } from '../engine/config/load';
 import { QueryError } from '../engine/ranking/query';
 import { formatIndexSummary, formatLegacy, formatSearch, formatShowScores, formatStatus, OUTPUT_FORMATS, OutputFormat } from './format';
 import { startHttpServer } from '../http/server';
-import { configureLogging } from '../engine/log';
+import { configureLogging, enableFileLogs } from '../engine/log';
 import { version } from '../../../package.json';
 
 process.env.LANCEDB_LOG ??= 'error';
@@ -139,6 +139,7 @@ function buildProgram(): Command {
     .option('-q, --quiet', 'no progress output')
     .option('--json', 'print the summary as JSON')
     .action(async (opts: { project: string; full?: boolean; lexicalOnly?: boolean; quiet?: boolean; json?: boolean }) => {
+      enableFileLogs(opts.project);
       await withEngine(opts.project, async (engine) => {
         const progress = progressReporter(Boolean(opts.quiet || opts.json));
         const abort = new AbortController();
@@ -229,6 +230,7 @@ function buildProgram(): Command {
     .option('--debug', 'verbose logs on stderr')
     .action(async (opts: { project: string; config?: string; host: string; port: number; mcpPort: number; mcp: boolean; index: boolean; reindex?: boolean; debug?: boolean }) => {
       if (opts.debug) configureLogging({ level: 'debug' });
+      enableFileLogs(opts.project);
       const { config } = loadConfig(opts.project, opts.config);
       const engine = await Engine.open(opts.project, { config });
       const http = await startHttpServer(engine, { host: opts.host, port: opts.port });
@@ -275,6 +277,7 @@ function buildProgram(): Command {
     .addOption(projectOption())
     .option('--no-index', 'do not index on start (serve the existing index)')
     .action(async (opts: { project: string; index: boolean }) => {
+      enableFileLogs(opts.project);
       await (await import('../mcp/stdio.js')).runMcpStdio(opts.project, { noIndex: !opts.index });
     });
 

@@ -116,6 +116,8 @@ export class Engine {
   private readonly openedAt = Date.now();
   private readonly queryLatency = new RollingLatency(100);
   private readonly resultsReturned = new RollingLatency(100);
+  private readonly vectorStoreLatency = new RollingLatency(100);
+  private readonly embeddingLatency = new RollingLatency(100);
   private readonly intentCounts: Record<string, number> = {};
   private readonly indexTotals = { chunks: 0, errors: 0, lastDurationSeconds: null as number | null };
   private indexing: IndexingState = { state: 'idle', filesDiscovered: 0, filesToProcess: 0, filesProcessed: 0, chunksCreated: 0, errors: 0, currentFile: null, startedAt: null };
@@ -411,7 +413,10 @@ export class Engine {
     };
     const dense = await this.denseChannel(warnings);
     const retrieved = await retrieve(
-      { lexical: this.lexical, store: this.store, dense, bm25: this.config.bm25, retrieval: this.config.retrieval },
+      {
+        lexical: this.lexical, store: this.store, dense, bm25: this.config.bm25, retrieval: this.config.retrieval,
+        timings: { vectorStore: (ms) => this.vectorStoreLatency.add(ms), embedding: (ms) => this.embeddingLatency.add(ms) },
+      },
       parsed,
       options.limit,
       accept,
@@ -544,8 +549,10 @@ export class Engine {
         indexing_duration_seconds: this.indexTotals.lastDurationSeconds,
         embedding_api_requests_total: emb?.requests ?? 0,
         embedding_api_errors_total: emb?.errors ?? 0,
-        embedding_api_latency_ms: emb?.lastLatencyMs ?? null,
+        embedding_api_latency_ms: pick3(this.embeddingLatency.summary()),
+        vector_store_operation_latency_ms: pick3(this.vectorStoreLatency.summary()),
         circuit_breaker_state: emb?.circuit ?? 'closed',
+        circuit_breaker_open_count: emb?.circuitOpenCount ?? 0,
       },
     };
   }
@@ -634,6 +641,8 @@ function toCodeMatch(c: Candidate, best: number, explain: boolean): CodeMatch {
     explanation: explain ? c.explanation : [],
   };
 }
+
+const pick3 = (l: { p50: number; p95: number; p99: number }) => ({ p50: l.p50, p95: l.p95, p99: l.p99 });
 
 function dirSize(dir: string): number {
   let total = 0;

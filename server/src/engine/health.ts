@@ -49,8 +49,12 @@ export interface HealthReport {
     indexing_duration_seconds: number | null;
     embedding_api_requests_total: number;
     embedding_api_errors_total: number;
-    embedding_api_latency_ms: number | null;
+    /** Query-time embedding calls of this process (the provider's last call latency is under services). */
+    embedding_api_latency_ms: { p50: number; p95: number; p99: number };
+    /** LanceDB operations of searches: dense kNN and chunk hydration. */
+    vector_store_operation_latency_ms: { p50: number; p95: number; p99: number };
     circuit_breaker_state: string;
+    circuit_breaker_open_count: number;
   };
 }
 

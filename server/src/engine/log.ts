@@ -2,9 +2,17 @@
  * Structured logs (seed 002 FR-040): JSON lines on stderr (never stdout: the LSP and MCP doors speak their
  * protocols there) with `timestamp` (ISO 8601), `level`, `component`, `operation`, `duration_ms`, `request_id`,
  * `error` and `context`. Level from QUARRY_LOG_LEVEL (default `warn`; `debug` with `quarry serve --debug`).
+ * Indexing and serving processes also keep the same lines, from INFO up, in `<project>/.quarry/logs/quarry.log`,
+ * rotated at 10 MB with 5 files kept (`enableFileLogs`).
  */
 import pino, { DestinationStream, Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+type Rfs = typeof import('rotating-file-stream', { with: { 'resolution-mode': 'import' } });
+// The package ships CommonJS beside its ESM build; its types are declared for the ESM one.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { createStream } = require('rotating-file-stream') as Rfs;
 
 export type Component = 'indexer' | 'searcher' | 'server' | 'cli' | 'embedder' | 'vectorstore';
 
@@ -12,19 +20,49 @@ const LEVELS: Record<string, string> = { trace: 'DEBUG', debug: 'DEBUG', info: '
 
 let root: Logger | undefined;
 
-/** (Re)configures the root logger; tests pass their own destination. */
-export function configureLogging(options: { level?: string; destination?: DestinationStream } = {}): Logger {
-  root = pino(
-    {
-      level: options.level ?? process.env.QUARRY_LOG_LEVEL ?? 'warn',
-      base: undefined,
-      messageKey: 'message',
-      timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
-      formatters: { level: (label) => ({ level: LEVELS[label] ?? label.toUpperCase() }) },
-    },
-    options.destination ?? pino.destination({ dest: 2, sync: true }),
-  );
+const ORDER = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+let current: { level?: string; destination?: DestinationStream; fileDir?: string } = {};
+
+/**
+ * (Re)configures the root logger; tests pass their own destination. `fileDir`: also write INFO and up (or the
+ * configured level when lower) to `<fileDir>/quarry.log`, rotated by size.
+ */
+export function configureLogging(options: { level?: string; destination?: DestinationStream; fileDir?: string } = {}): Logger {
+  current = options;
+  const level = options.level ?? process.env.QUARRY_LOG_LEVEL ?? 'warn';
+  const console = options.destination ?? pino.destination({ dest: 2, sync: true });
+  const settings = {
+    base: undefined,
+    messageKey: 'message',
+    timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
+    formatters: { level: (label: string) => ({ level: LEVELS[label] ?? label.toUpperCase() }) },
+  };
+  if (!options.fileDir || level === 'silent') {
+    root = pino({ ...settings, level }, console);
+    return root;
+  }
+  mkdirSync(options.fileDir, { recursive: true });
+  const file = createStream('quarry.log', { path: options.fileDir, size: '10M', maxFiles: 5 });
+  file.on('error', () => undefined); // a full disk must never take the service down; stderr still has the errors
+  const fileLevel = ORDER.indexOf(level) < ORDER.indexOf('info') ? level : 'info';
+  const lowest = ORDER.indexOf(level) < ORDER.indexOf(fileLevel) ? level : fileLevel;
+  root = pino({ ...settings, level: lowest }, pino.multistream([{ level: level as pino.Level, stream: console }, { level: fileLevel as pino.Level, stream: file }]));
   return root;
+}
+
+/** Keeps this process's logs (INFO and up) in `<project>/.quarry/logs/`, besides stderr. */
+export function enableFileLogs(projectRoot: string): void {
+  // A missing project is reported by the engine; logging must not create it.
+  try {
+    if (!statSync(projectRoot).isDirectory()) return;
+  } catch {
+    return;
+  }
+  try {
+    configureLogging({ ...current, fileDir: join(projectRoot, '.quarry', 'logs') });
+  } catch {
+    // An unwritable .quarry/ is reported by the engine; logs stay on stderr.
+  }
 }
 
 export function logger(component: Component): Logger {

@@ -50,7 +50,7 @@ describe('quarry serve: GET /health/ (seed 002 FR-010-Enhanced)', function () {
       assert.equal(health.services.vector_store.status, 'up');
       assert.ok(health.statistics.total_chunks_indexed > 0);
       assert.ok(health.statistics.languages_indexed.includes('swift'));
-      for (const k of ['search_queries_total', 'search_results_returned', 'search_intent_distribution', 'indexing_chunks_created_total', 'indexing_errors_total', 'indexing_duration_seconds', 'embedding_api_requests_total', 'circuit_breaker_state']) {
+      for (const k of ['search_queries_total', 'search_results_returned', 'search_intent_distribution', 'indexing_chunks_created_total', 'indexing_errors_total', 'indexing_duration_seconds', 'embedding_api_requests_total', 'embedding_api_latency_ms', 'vector_store_operation_latency_ms', 'circuit_breaker_state', 'circuit_breaker_open_count']) {
         assert.ok(k in health.metrics, `metrics.${k}`);
       }
       assert.ok(health.metrics.indexing_chunks_created_total > 0);

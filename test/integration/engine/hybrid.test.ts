@@ -54,6 +54,11 @@ describe('hybrid retrieval with a real ONNX embedder (generated tiny model)', fu
     assert.equal(res.matches[0].file.path, 'src/canvas.ts');
     assert.ok(res.matches[0].explanation.some((l) => l.startsWith('fusion weighted')), res.matches[0].explanation.join('\n'));
     assert.equal(res.warnings.length, 0, res.warnings.join('\n'));
+    // FR-041: the search's LanceDB operations (kNN, hydration) and its query embedding are in the metrics.
+    const m = (await engine.health()).metrics;
+    assert.ok(m.vector_store_operation_latency_ms.p50 > 0 && m.vector_store_operation_latency_ms.p99 >= m.vector_store_operation_latency_ms.p50);
+    assert.ok(m.embedding_api_latency_ms.p50 > 0);
+    assert.equal(m.circuit_breaker_open_count, 0);
   });
 
   it('UT-HYBRID-05: no keyword match falls back to semantic search and says so', async () => {

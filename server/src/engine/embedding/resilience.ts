@@ -458,6 +458,7 @@ export class ResilientCaller {
       lastLatencyMs: this.lastLatencyMs,
       requests: this.requests,
       errors: this.errors,
+      circuitOpenCount: this.breaker.openCount,
       ...(this.lastError !== undefined ? { lastError: this.lastError } : {}),
     };
   }

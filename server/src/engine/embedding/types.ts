@@ -13,6 +13,8 @@ export interface ProviderHealth {
   lastLatencyMs: number | null;
   requests: number;
   errors: number;
+  /** Times the circuit breaker has opened (FR-041 `circuit_breaker_open_count`); absent for local providers. */
+  circuitOpenCount?: number;
   lastError?: string;
 }
 

@@ -28,6 +28,18 @@ export interface RetrievalContext {
   dense?: DenseChannel;
   bm25: Bm25Config & { fieldWeights: { identifier: FieldWeights; natural: FieldWeights } };
   retrieval: RetrievalConfig;
+  /** Durations of the store's operations (kNN, hydration) and of query embeddings, for the FR-041 metrics. */
+  timings?: { vectorStore(ms: number): void; embedding(ms: number): void };
+}
+
+/** Runs `op` and reports its duration to `report` (when given). */
+async function timedOp<T>(op: () => Promise<T>, report?: (ms: number) => void): Promise<T> {
+  const t = performance.now();
+  try {
+    return await op();
+  } finally {
+    report?.(performance.now() - t);
+  }
 }
 
 export interface RetrievalResult {
@@ -61,10 +73,12 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   let denseUsable = false;
   if (ctx.dense && cfg.fusion !== 'lexical' && !exactIdentifier) {
     try {
-      qvec = await ctx.dense.provider.embedQuery(q.text);
-      const near = await ctx.dense.vectors.nearest(qvec, cfg.denseTopK);
+      const dense = ctx.dense;
+      const vec = await timedOp(() => dense.provider.embedQuery(q.text), ctx.timings?.embedding);
+      qvec = vec;
+      const near = await timedOp(() => dense.vectors.nearest(vec, cfg.denseTopK), ctx.timings?.vectorStore);
       const sim = new Map(near.map((h) => [h.contentHash, h.similarity]));
-      const chunks = await ctx.store.chunksByHashes(near.map((h) => h.contentHash));
+      const chunks = await timedOp(() => ctx.store.chunksByHashes(near.map((h) => h.contentHash)), ctx.timings?.vectorStore);
       denseHits = chunks
         .filter((c) => accept(c.path))
         .map((c) => ({ chunk: c, similarity: sim.get(c.contentHash) ?? 0 }))
@@ -133,7 +147,7 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   }
 
   const need = candidates.filter((c) => !byId.has(c.id)).map((c) => c.id);
-  for (const c of await ctx.store.getChunks(need)) byId.set(c.id, c);
+  for (const c of await timedOp(() => ctx.store.getChunks(need), ctx.timings?.vectorStore)) byId.set(c.id, c);
   candidates = candidates.filter((c) => byId.has(c.id));
   for (const c of candidates) c.chunk = byId.get(c.id);
   const matchedAll = new Set([...hits.map((h) => h.id), ...denseHits.map((d) => d.chunk.id)]).size;
