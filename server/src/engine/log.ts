@@ -30,7 +30,7 @@ let current: { level?: string; destination?: DestinationStream; fileDir?: string
 export function configureLogging(options: { level?: string; destination?: DestinationStream; fileDir?: string } = {}): Logger {
   current = options;
   const level = options.level ?? process.env.QUARRY_LOG_LEVEL ?? 'warn';
-  const console = options.destination ?? pino.destination({ dest: 2, sync: true });
+  const console = options.destination ?? (process.stderr.isTTY ? humanReadable() : pino.destination({ dest: 2, sync: true }));
   const settings = {
     base: undefined,
     messageKey: 'message',
@@ -48,6 +48,30 @@ export function configureLogging(options: { level?: string; destination?: Destin
   const lowest = ORDER.indexOf(level) < ORDER.indexOf(fileLevel) ? level : fileLevel;
   root = pino({ ...settings, level: lowest }, pino.multistream([{ level: level as pino.Level, stream: console }, { level: fileLevel as pino.Level, stream: file }]));
   return root;
+}
+
+/**
+ * On a terminal, the same records as one readable line each (`12:03:04 WARNING indexer index_run failed (812 ms):
+ * …`); files and pipes keep the JSON.
+ */
+function humanReadable(): DestinationStream {
+  return {
+    write(line: string) {
+      let r: Record<string, unknown>;
+      try {
+        r = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        process.stderr.write(line);
+        return;
+      }
+      const time = String(r.timestamp ?? '').slice(11, 19);
+      const err = r.error as { type?: string; message?: string } | undefined;
+      const parts = [time, String(r.level ?? ''), String(r.component ?? ''), String(r.message ?? '')];
+      if (typeof r.duration_ms === 'number') parts.push(`(${Math.round(r.duration_ms)} ms)`);
+      if (err?.message) parts.push(`: ${err.type ?? 'Error'}: ${err.message}`);
+      process.stderr.write(parts.filter(Boolean).join(' ') + '\n');
+    },
+  };
 }
 
 /** Keeps this process's logs (INFO and up) in `<project>/.quarry/logs/`, besides stderr. */
