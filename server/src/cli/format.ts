@@ -3,6 +3,7 @@ import type { CodeMatch, FindCodeResponseSummary } from '../engine/api/results';
 import type { EngineIndexSummary } from '../engine/engine';
 import type { HealthReport } from '../engine/health';
 import type { IndexStatus } from '../engine/engine';
+import { CHUNK_TYPE_GROUPS } from '../engine/ranking/query';
 
 export type OutputFormat = 'table' | 'json' | 'markdown';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'markdown'];
@@ -57,7 +58,22 @@ function table(rec: Record<string, number>): string {
   return entries.map(([k, v]) => `  ${k.padEnd(28)} ${String(v).padStart(7)}`).join('\n');
 }
 
-export function formatIndexSummary(s: EngineIndexSummary): string {
+/**
+ * Seed 003 FR-11 counts of the whole index by chunk type: knowledge = Markdown sections and text (conversation
+ * logs included), code = everything else; reasoning chunks (agent memory) are not stored yet, so 0.
+ */
+export function chunkTypeCounts(byKind: Record<string, number>): { code: number; reasoning: number; knowledge: number } {
+  const knowledge = new Set(CHUNK_TYPE_GROUPS.knowledge);
+  let code = 0;
+  let know = 0;
+  for (const [kind, n] of Object.entries(byKind)) {
+    if (knowledge.has(kind)) know += n;
+    else code += n;
+  }
+  return { code, reasoning: 0, knowledge: know };
+}
+
+export function formatIndexSummary(s: EngineIndexSummary, totalByKind?: Record<string, number>): string {
   const out: string[] = [];
   out.push(`Indexed ${s.root} in ${(s.durationMs / 1000).toFixed(1)}s`);
   if (s.rebuiltBecause) out.push(`  rebuilt from scratch: ${s.rebuiltBecause}`);
@@ -66,6 +82,10 @@ export function formatIndexSummary(s: EngineIndexSummary): string {
     `  files: ${s.filesDiscovered} discovered, ${s.filesIndexed} indexed, ${s.filesUnchanged} unchanged, ${s.filesRemoved} removed`,
   );
   out.push(`  chunks: ${s.chunksCreated} created, ${s.chunksRemoved} removed; index now holds ${s.totalChunks} chunks from ${s.totalFiles} files`);
+  if (totalByKind) {
+    const t = chunkTypeCounts(totalByKind);
+    out.push(`  in the index: ${t.code} code chunks, ${t.reasoning} reasoning chunks, ${t.knowledge} knowledge chunks; ${s.errors.length} errors, ${s.warnings.length} warnings`);
+  }
   if (s.filesIndexed) out.push('', 'Files indexed by language:', table(s.filesByLanguage));
   if (s.chunksCreated) out.push('', 'Chunks created by kind:', table(s.chunksByKind));
   if (Object.keys(s.skippedByReason).length) out.push('', 'Skipped files by reason:', table(s.skippedByReason as Record<string, number>));

@@ -18,7 +18,7 @@ import type { EmbedProgress } from '../engine/indexer/embedder';
 import { IndexLockedError } from '../engine/indexer/lock';
 import { ConfigError, loadConfig } from '../engine/config/load';
 import { QueryError } from '../engine/ranking/query';
-import { formatIndexSummary, formatLegacy, formatSearch, formatShowScores, formatStatus, OUTPUT_FORMATS, OutputFormat } from './format';
+import { chunkTypeCounts, formatIndexSummary, formatLegacy, formatSearch, formatShowScores, formatStatus, OUTPUT_FORMATS, OutputFormat } from './format';
 import { startHttpServer } from '../http/server';
 import { configureLogging, enableFileLogs } from '../engine/log';
 import { version } from '../../../package.json';
@@ -155,7 +155,8 @@ function buildProgram(): Command {
             signal: abort.signal,
           });
           progress.stop();
-          process.stdout.write((opts.json ? JSON.stringify(summary, null, 2) : formatIndexSummary(summary)) + '\n');
+          const totalByKind = (await engine.status()).chunksByKind;
+          process.stdout.write((opts.json ? JSON.stringify({ ...summary, chunkTypes: chunkTypeCounts(totalByKind) }, null, 2) : formatIndexSummary(summary, totalByKind)) + '\n');
           if (abort.signal.aborted) {
             process.stderr.write('Indexing interrupted; what was committed is kept. Run `quarry index` again to finish.\n');
             process.exitCode = 130;

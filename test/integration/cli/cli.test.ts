@@ -26,6 +26,8 @@ describe('quarry CLI (separate processes over one on-disk index)', function () {
     assert.match(r.stdout, /python\s+2/);
     assert.match(r.stdout, /Chunks created by kind:/);
     assert.match(r.stdout, /\.unknownext\s+1/);
+    // seed 003 FR-11: counts of the whole index by chunk type
+    assert.match(r.stdout, /in the index: 3 code chunks, 0 reasoning chunks, 0 knowledge chunks; 0 errors, 0 warnings/);
   });
 
   it('a second index run in a new process is incremental', () => {
@@ -34,6 +36,7 @@ describe('quarry CLI (separate processes over one on-disk index)', function () {
     const s = JSON.parse(r.stdout);
     assert.equal(s.filesIndexed, 0);
     assert.equal(s.filesUnchanged, 3);
+    assert.deepEqual(s.chunkTypes, { code: 3, reasoning: 0, knowledge: 0 });
   });
 
   it('search --format json returns the shared result schema with the defining chunk first', () => {
