@@ -12,6 +12,7 @@ import type { Engine } from '../engine/engine';
 import { INTENT_TYPES, type CodeMatch, type FindCodeResponseSummary } from '../engine/api/results';
 import { countTokens } from '../engine/tokenize/tokenCount';
 import { knownLanguageIds } from '../engine/languages';
+import { QueryError } from '../engine/ranking/query';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Schemas
@@ -62,10 +63,13 @@ const intentSchema = z
   .union([z.enum(INTENT_TYPES), z.string()])
   .describe(`Optional search intent: ${INTENT_TYPES.join(', ')} (case-insensitive). Unknown values are accepted and ignored; omit to detect it from the query.`);
 
+/** A response far beyond any agent's context window is a mistake, not a request. */
+export const MAX_TOKEN_LIMIT = 1_000_000;
+
 export const findCodeInputShape = {
   query: z.string().describe('What to find: natural language ("where are prices formatted"), an identifier ("InventoryCatalog"), "what implements X", quoted phrases, lang:/path:/type: filters.'),
   intent: intentSchema.optional(),
-  token_limit: z.number().int().min(1).default(10000).describe('Max tokens (o200k BPE) of returned code; lower-ranked matches are dropped to fit.'),
+  token_limit: z.number().int().min(1).max(MAX_TOKEN_LIMIT).default(10000).describe(`Max tokens (o200k BPE) of returned code (1..${MAX_TOKEN_LIMIT}); lower-ranked matches are dropped to fit.`),
   include_tests: z.boolean().default(false).describe('Include test files.'),
   focus_languages: z.array(z.string()).optional().describe('Only these languages, e.g. ["python","typescript"].'),
   max_results: z.number().int().min(1).max(1000).default(50).describe('Max matches to return.'),
@@ -248,7 +252,8 @@ export async function findCode(engine: Engine, args: FindCodeArgs): Promise<Find
   if (languages?.length) {
     const known = knownLanguageIds();
     const unknown = languages.filter((l) => !known.includes(l));
-    if (unknown.length) extra.push(`Unknown language(s) in focus_languages: ${unknown.join(', ')}. Known: ${known.join(', ')}.`);
+    // An unknown language would silently return nothing: say which and what is known instead.
+    if (unknown.length) throw new QueryError(`Unknown language(s) in focus_languages: ${unknown.join(', ')}. Known: ${known.join(', ')}.`);
   }
   const res = await engine.search(args.query, {
     limit: maxResults,

@@ -198,6 +198,20 @@ describe('MCP over stdio (real SDK client, real server process)', function () {
     assert.ok((await find({ query: 'InventoryCatalog' })).matches.length > 0);
   });
 
+  it('find_code: bad parameters are tool errors naming the parameter, and the server keeps serving', async () => {
+    const text = (r: CallToolResult) => (r.content[0] as { text: string }).text;
+    const negative = await call('find_code', { query: 'InventoryCatalog', max_results: -1 });
+    assert.equal(negative.isError, true);
+    assert.match(text(negative), /max_results/);
+    const huge = await call('find_code', { query: 'InventoryCatalog', token_limit: 1e12 });
+    assert.equal(huge.isError, true);
+    assert.match(text(huge), /token_limit/);
+    const language = await call('find_code', { query: 'InventoryCatalog', focus_languages: ['klingon'] });
+    assert.equal(language.isError, true);
+    assert.match(text(language), /Unknown language.*klingon.*Known: .*typescript/);
+    assert.ok((await find({ query: 'InventoryCatalog' })).matches.length > 0);
+  });
+
   it('find_implementations: Swift protocol, TS interface, Rust trait', async () => {
     const swift = (await call('find_implementations', { name: 'ChunkStore' })).structuredContent as unknown as FindCode;
     findCodeResponseSchema.parse(swift);
