@@ -88,7 +88,8 @@ function grammarOf(language: string): string | undefined {
   return map[language];
 }
 
-function firstSentence(doc: string): string {
+/** The first sentence of a doc comment, without its final punctuation (the docstring set's query; also training's). */
+export function firstSentence(doc: string): string {
   const flat = doc.replace(/\s+/g, ' ').trim();
   const m = flat.match(/^(.+?[.!?])(\s|$)/);
   return (m ? m[1] : flat).replace(/[.!?]$/, '').trim();

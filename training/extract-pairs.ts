@@ -19,7 +19,7 @@ import { defaultConfig } from '../server/src/engine/config/schema';
 import { languageForPath } from '../server/src/engine/languages';
 import type { Chunk } from '../server/src/engine/types';
 import { CORPORA, prepareCorpora } from '../bench/corpora';
-import { stripComments } from '../bench/sets';
+import { firstSentence, stripComments } from '../bench/sets';
 
 const HERE = __dirname;
 const SRC = join(HERE, '.cache', 'src');
@@ -39,12 +39,6 @@ export interface Pair {
   doc: string;
   code: string;
   hash: string;
-}
-
-export function firstSentence(doc: string): string {
-  const flat = doc.replace(/\s+/g, ' ').trim();
-  const m = flat.match(/^(.+?[.!?])(\s|$)/);
-  return (m ? m[1]! : flat).replace(/[.!?]$/, '').trim();
 }
 
 function firstParagraph(doc: string): string {

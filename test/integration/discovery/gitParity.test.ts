@@ -8,7 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { classifyPath, clearGlobalExcludesCache, createIgnoreMatcher, discover } from '../../../server/src/engine/discovery';
 import { languageForPath } from '../../../server/src/engine/languages';
-import { config, git, gitUntracked, hasGit, isolateGitEnv, prng, rmrf, tmpDir, writeTree, type GitEnv } from '../../unit/discovery/helpers';
+import { config, git, gitUntracked, isolateGitEnv, prng, rmrf, tmpDir, writeTree, type GitEnv } from '../../unit/discovery/helpers';
+import { requireSystemTool } from '../../support/systemTool';
 
 const cfg = config({ excludeSecrets: false });
 
@@ -56,8 +57,8 @@ async function assertParity(root: string, label: string): Promise<string[]> {
 describe('discovery: git parity', function () {
   let env: GitEnv;
   const dirs: string[] = [];
-  before(function () {
-    if (!hasGit()) this.skip();
+  before(() => {
+    requireSystemTool('git', 'git');
     env = isolateGitEnv();
   });
   after(() => {

@@ -1,28 +1,17 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, copyFixture, removeDir, tempDir } from '../../support/workspace';
-
-function hasNeovim(): boolean {
-  try {
-    execFileSync('nvim', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { requireSystemTool } from '../../support/systemTool';
 
 /** Neovim's built-in LSP client (Debian's neovim 0.7) against `quarry lsp --stdio`. CI installs neovim. */
 describe('a second, independent LSP client: headless Neovim', function () {
   this.timeout(180_000);
   let root: string;
   let out: string;
-  before(function () {
-    if (!hasNeovim()) {
-      if (process.env.CI) throw new Error('nvim is not installed: .ci/run installs Debian neovim for this test');
-      this.skip();
-    }
+  before(() => {
+    requireSystemTool('nvim', 'neovim');
     root = copyFixture('polyglot');
     out = join(tempDir('quarry-nvim-'), 'result.json');
   });

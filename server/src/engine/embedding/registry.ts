@@ -74,15 +74,13 @@ export function bundledModelDir(name: string, from = __dirname): string | undefi
 
 /** A configured static model directory, else the conventional locations, else the bundled one. */
 export function findStaticModel(modelPath: string | undefined, name: string, opts: RegistryOptions): string | undefined {
-  if (modelPath) return modelPath;
-  const dirs = conventionalModelDirs(name, { extensionDir: opts.extensionDir, home: opts.home, workspaceDir: opts.workspaceDir });
-  return dirs.find(looksLikeStaticModel) ?? bundledModelDir(name);
+  return findLocalModel(modelPath, name, opts, looksLikeStaticModel) ?? bundledModelDir(name);
 }
 
-/** A configured directory, else the first conventional location holding a usable model. */
-export function findLocalModel(modelPath: string | undefined, name: string, opts: RegistryOptions): string | undefined {
+/** A configured directory, else the first conventional location holding a usable model (`accepts` tells). */
+export function findLocalModel(modelPath: string | undefined, name: string, opts: RegistryOptions, accepts: (dir: string) => boolean = looksLikeModelDir): string | undefined {
   if (modelPath) return modelPath;
-  return conventionalModelDirs(name, { extensionDir: opts.extensionDir, home: opts.home, workspaceDir: opts.workspaceDir }).find(looksLikeModelDir);
+  return conventionalModelDirs(name, { extensionDir: opts.extensionDir, home: opts.home, workspaceDir: opts.workspaceDir }).find(accepts);
 }
 
 export function chooseEmbeddingProvider(input: z.input<typeof EmbeddingConfigSchema> | EmbeddingConfig, opts: RegistryOptions = {}): ProviderChoice<EmbeddingProviderName> {
