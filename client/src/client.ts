@@ -9,6 +9,12 @@ import {
   FIND_METHOD,
   FindParams,
   FindResult,
+  MCP_ENDPOINTS_NOTIFICATION,
+  McpEndpoint,
+  McpEndpointsParams,
+  LocatedMatch,
+  RESULT_OPENED_NOTIFICATION,
+  ResultOpenedParams,
   REINDEX_METHOD,
   ReindexParams,
   ReindexResult,
@@ -27,6 +33,11 @@ export class QuarryClient implements vscode.Disposable {
   readonly onStatusChanged = this.statusEmitter.event;
   /** The last notification per folder URI. */
   readonly lastStatus = new Map<string, StatusChangedParams>();
+  /** The language server's MCP endpoints (Streamable HTTP) by folder URI, as last announced; empty while it is down. */
+  readonly mcpEndpoints = new Map<string, McpEndpoint>();
+  private readonly mcpEmitter = new vscode.EventEmitter<void>();
+  /** The MCP endpoints changed (announced, or gone with the server). */
+  readonly onMcpEndpoints = this.mcpEmitter.event;
   /** Server exits (not asked for) in the last 3 minutes. */
   private crashes: number[] = [];
   /**
@@ -83,6 +94,7 @@ export class QuarryClient implements vscode.Disposable {
         this.lastStatus.set(p.folder, p);
         this.statusEmitter.fire(p);
       });
+      client.onNotification(MCP_ENDPOINTS_NOTIFICATION, (p: McpEndpointsParams) => this.setMcpEndpoints(p.endpoints ?? []));
       return client;
     })();
     this.starting.catch((e) => {
@@ -93,7 +105,35 @@ export class QuarryClient implements vscode.Disposable {
     return this.starting;
   }
 
+  private setMcpEndpoints(endpoints: McpEndpoint[]): void {
+    this.mcpEndpoints.clear();
+    for (const e of endpoints) this.mcpEndpoints.set(e.folder, e);
+    this.mcpEmitter.fire();
+  }
+
+  /**
+   * Resolves once the server announced MCP endpoints for every open folder, or after `timeoutMs` (or cancellation);
+   * starts the server when it is not running.
+   */
+  async waitForMcpEndpoints(timeoutMs: number, token?: vscode.CancellationToken): Promise<void> {
+    const complete = () => (vscode.workspace.workspaceFolders ?? []).every((f) => this.mcpEndpoints.has(f.uri.toString()));
+    if (complete()) return;
+    void this.start().catch(() => undefined);
+    await new Promise<void>((resolveWait) => {
+      const subs: vscode.Disposable[] = [];
+      const done = () => {
+        clearTimeout(timer);
+        for (const s of subs) s.dispose();
+        resolveWait();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      subs.push(this.onMcpEndpoints(() => complete() && done()));
+      if (token) subs.push(token.onCancellationRequested(done));
+    });
+  }
+
   private onServerClosed(): { action: CloseAction; message?: string; handled?: boolean } {
+    if (this.mcpEndpoints.size) this.setMcpEndpoints([]);
     const now = Date.now();
     this.crashes = [...this.crashes.filter((t) => now - t < 180_000), now];
     this.output.appendLine(`Quarry: the language server exited unexpectedly (${this.crashes.length} time(s) in 3 minutes).`);
@@ -126,6 +166,7 @@ export class QuarryClient implements vscode.Disposable {
     const starting = this.starting;
     this.client = undefined;
     this.starting = undefined;
+    if (this.mcpEndpoints.size) this.setMcpEndpoints([]);
     if (!c) return;
     try {
       await starting?.catch(() => undefined);
@@ -138,6 +179,14 @@ export class QuarryClient implements vscode.Disposable {
   async find(params: FindParams, token?: vscode.CancellationToken): Promise<FindResult> {
     const c = await this.start();
     return c.sendRequest<FindResult>(FIND_METHOD, params, token);
+  }
+
+  /** Tells the server a result was opened (its activation rises); best effort, never throws. */
+  resultOpened(match: LocatedMatch): void {
+    const params: ResultOpenedParams = { folder: match.folder, chunkId: match.content.chunk_id, uri: match.location.uri, line: match.span[0] };
+    void this.start()
+      .then((c) => c.sendNotification(RESULT_OPENED_NOTIFICATION, params))
+      .catch((e: Error) => this.output.appendLine(`Quarry: reporting an opened result: ${e.message}`));
   }
 
   async status(token?: vscode.CancellationToken): Promise<StatusResult> {
@@ -154,5 +203,6 @@ export class QuarryClient implements vscode.Disposable {
     void this.stop();
     this.statusEmitter.dispose();
     this.degradedEmitter.dispose();
+    this.mcpEmitter.dispose();
   }
 }

@@ -5,7 +5,7 @@
  *
  * Activation is cheap: the server starts in the background and nothing here waits on it.
  */
-import { registerMcp } from './mcp';
+import { McpRegistration, registerMcp } from './mcp';
 import * as vscode from 'vscode';
 import { QuarryClient } from './client';
 import { findCode } from './findCode';
@@ -24,6 +24,8 @@ export interface QuarryApi {
   reindex(full?: boolean): Promise<ReindexResult>;
   /** The last search shown in the results view. */
   lastResults(): { query: string; result: FindResult | undefined };
+  /** The MCP server definitions offered to Copilot (undefined without the MCP definition API). */
+  mcpDefinitions(): ReturnType<McpRegistration['definitions']>;
 }
 
 let quarry: QuarryClient | undefined;
@@ -133,6 +135,7 @@ export function activate(context: vscode.ExtensionContext): QuarryApi {
   const open = async (node: ResultNode | undefined, side = false) => {
     const loc = locationOfNode(node);
     if (!loc) return;
+    if (node?.type === 'match') client.resultOpened(node.match);
     await vscode.window.showTextDocument(loc.uri, { preview: !side, selection: loc.range, viewColumn: side ? vscode.ViewColumn.Beside : undefined });
   };
 
@@ -148,7 +151,7 @@ export function activate(context: vscode.ExtensionContext): QuarryApi {
       }
     };
 
-  registerMcp(context);
+  const mcp = registerMcp(context, client);
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(RESULTS_SCHEME, docs),
     vscode.languages.registerDocumentLinkProvider({ scheme: RESULTS_SCHEME }, docs),
@@ -209,6 +212,7 @@ export function activate(context: vscode.ExtensionContext): QuarryApi {
     status: () => client.status(),
     reindex: (full = false) => client.reindex({ full }),
     lastResults: () => ({ query: view.query, result: view.result }),
+    mcpDefinitions: () => mcp.definitions(),
   };
   return api;
 }

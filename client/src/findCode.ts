@@ -136,6 +136,7 @@ export function findCode(client: QuarryClient, hooks: FindCodeHooks, initial = '
     if (!item?.match) return; // warnings and notes are not opened
     accepted = true;
     const m = item.match;
+    client.resultOpened(m);
     qp.hide();
     void vscode.window.showTextDocument(toUri(m.location), { preview: false, selection: toRange(m.location) }).then((ed) => {
       ed.revealRange(toRange(m.location), vscode.TextEditorRevealType.InCenterIfOutsideViewport);

@@ -1,6 +1,7 @@
 /** The "Code Search" tree: the last search's matches grouped by file, with line ranges and score explanations. */
 import * as vscode from 'vscode';
 import { FindResult, LocatedMatch, iconOf, labelOf, snippetOf, toRange, toUri } from './types';
+import { breakdownMarkdown, escapeMarkdown } from './breakdown';
 
 type Node = { type: 'file'; path: string; uri: vscode.Uri; matches: LocatedMatch[] } | { type: 'match'; match: LocatedMatch } | { type: 'note'; text: string; icon: string };
 
@@ -66,7 +67,8 @@ export class ResultsView implements vscode.TreeDataProvider<Node> {
     const tip = new vscode.MarkdownString();
     tip.appendMarkdown(`**${labelOf(m)}** — \`${m.file.path}:${m.span[0]}-${m.span[1]}\`  \n`);
     tip.appendMarkdown(`relevance ${Math.round(m.relevance_score * 100)}% · score ${m.score.toFixed(3)} · ${m.match_type}\n\n`);
-    for (const line of m.explanation) tip.appendMarkdown(`- ${line.replace(/[\\`*_[\]<>]/g, (c) => '\\' + c)}\n`);
+    tip.appendMarkdown(breakdownMarkdown(m));
+    for (const line of m.explanation) tip.appendMarkdown(`- ${escapeMarkdown(line)}\n`);
     item.tooltip = tip;
     item.contextValue = 'quarry.match';
     item.resourceUri = toUri(m.location);

@@ -9,6 +9,8 @@ export interface ClientSettings {
   indexOnStart: boolean;
   searchLimit: number;
   includeTests: boolean;
+  /** Serve MCP over HTTP from the language server (and offer that endpoint to Copilot). */
+  mcpHttp: boolean;
 }
 
 export function readSettings(): ClientSettings {
@@ -20,11 +22,12 @@ export function readSettings(): ClientSettings {
     indexOnStart: c.get<boolean>('indexOnStart', true),
     searchLimit: Math.max(1, Math.min(200, Math.floor(c.get<number>('search.limit', 20)))),
     includeTests: c.get<boolean>('search.includeTests', true),
+    mcpHttp: c.get<boolean>('mcp.http', true),
   };
 }
 
 /**
- * The server reads `embedding`, `reranker` and `indexOnStart` today. `settings` carries the rest of the user's
+ * The server reads `embedding`, `reranker`, `indexOnStart` and `mcp` today. `settings` carries the rest of the user's
  * choices (provider names, the ONNX model directory) in the shape of `.quarry/config.yml`, for the server to map.
  */
 export function initializationOptions(lexicalOnly = false): QuarryInitializationOptions & { settings: Record<string, unknown> } {
@@ -33,6 +36,7 @@ export function initializationOptions(lexicalOnly = false): QuarryInitialization
     ...(s.embeddingProvider === 'none' || lexicalOnly ? { embedding: false } : {}),
     ...(s.rerankProvider === 'none' ? { reranker: false } : {}),
     indexOnStart: s.indexOnStart,
+    mcp: { http: s.mcpHttp },
     settings: {
       embedding: {
         provider: s.embeddingProvider,
@@ -44,4 +48,4 @@ export function initializationOptions(lexicalOnly = false): QuarryInitialization
 }
 
 /** Settings whose change needs a server restart. */
-export const RESTART_KEYS = ['quarry.embedding', 'quarry.rerank', 'quarry.indexOnStart'];
+export const RESTART_KEYS = ['quarry.embedding', 'quarry.rerank', 'quarry.indexOnStart', 'quarry.mcp.http'];

@@ -7,6 +7,8 @@ export {
   STATUS_METHOD,
   REINDEX_METHOD,
   STATUS_CHANGED_NOTIFICATION,
+  MCP_ENDPOINTS_NOTIFICATION,
+  RESULT_OPENED_NOTIFICATION,
 } from '../../server/src/lsp/protocol';
 export type {
   FindParams,
@@ -19,6 +21,9 @@ export type {
   ReindexResult,
   StatusChangedParams,
   QuarryInitializationOptions,
+  McpEndpoint,
+  McpEndpointsParams,
+  ResultOpenedParams,
 } from '../../server/src/lsp/protocol';
 
 import * as vscode from 'vscode';

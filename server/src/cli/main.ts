@@ -16,9 +16,13 @@ import { Engine } from '../engine/engine';
 import type { IndexProgress } from '../engine/indexer/indexer';
 import type { EmbedProgress } from '../engine/indexer/embedder';
 import { IndexLockedError } from '../engine/indexer/lock';
+import { describeOwner, IndexOwnership } from '../engine/indexer/owner';
 import { ConfigError, loadConfig } from '../engine/config/load';
 import { QueryError } from '../engine/ranking/query';
-import { chunkTypeCounts, formatIndexSummary, formatLegacy, formatSearch, formatShowScores, formatStatus, OUTPUT_FORMATS, OutputFormat } from './format';
+import { chunkTypeCounts, formatIndexSummary, formatSearch, formatStatus, OUTPUT_FORMATS, OutputFormat } from './format';
+import { formatSearchTable, terminalDisplay } from './display';
+import { registerPatternCommands } from './patterns';
+import { PatternError } from '../engine/memory/patterns';
 import { startHttpServer } from '../http/server';
 import { configureLogging, enableFileLogs } from '../engine/log';
 import { version } from '../../../package.json';
@@ -185,8 +189,9 @@ function buildProgram(): Command {
     .option('--type <types>', 'only these chunk types, comma-separated (function, method, class, code, knowledge, or a fine kind)')
     .option('--no-explain', 'leave the per-result score breakdown out of JSON output')
     .option('--show-scores', 'show each result\'s score breakdown in a box (seed 003 FR-6)')
-    .option('--legacy', 'compact table: File | Type | Name | Lines | Score (seed 003 FR-5.5)')
-    .action(async (query: string, opts: { project: string; limit: number; outputFormat: OutputFormat; format?: OutputFormat; intent?: string; includeTests?: boolean; languages?: string; type?: string; explain?: boolean; showScores?: boolean; legacy?: boolean }) => {
+    .option('--legacy', 'compact table: File | Type | Name | Lines | Score, without the git columns (seed 003 FR-5.5)')
+    .option('--preview', 'show the code of each result under the table')
+    .action(async (query: string, opts: { project: string; limit: number; outputFormat: OutputFormat; format?: OutputFormat; intent?: string; includeTests?: boolean; languages?: string; type?: string; explain?: boolean; showScores?: boolean; legacy?: boolean; preview?: boolean }) => {
       const format = opts.format ?? opts.outputFormat;
       await withEngine(opts.project, async (engine) => {
         if (!engine.hasIndex) {
@@ -204,15 +209,10 @@ function buildProgram(): Command {
           types: opts.type?.split(',').map((s) => s.trim()).filter(Boolean),
           explain: opts.explain !== false,
         });
-        if (format === 'table' && res.matches.length && (opts.legacy || opts.showScores)) {
-          const parts = [];
-          if (opts.legacy) parts.push(formatLegacy(res));
-          if (opts.showScores) parts.push(formatShowScores(res, query));
-          for (const w of res.warnings) process.stdout.write(`⚠️  Warning: ${w}\n`);
-          process.stdout.write(parts.join('\n\n') + '\n');
-        } else {
-          process.stdout.write(formatSearch(res, format, query) + '\n');
-        }
+        const text = format === 'table'
+          ? formatSearchTable(res, query, { legacy: opts.legacy, showScores: opts.showScores, preview: opts.preview }, terminalDisplay())
+          : formatSearch(res, format, query);
+        process.stdout.write(text + '\n');
       });
     });
 
@@ -238,7 +238,7 @@ function buildProgram(): Command {
       process.stderr.write(`quarry serve: ${engine.root} on ${http.url} (GET ${http.url}/health/)\n`);
       const mcp = opts.mcp ? await (await import('../mcp/http.js')).startMcpHttp(engine, { host: opts.host, port: opts.mcpPort }) : undefined;
       if (mcp) process.stderr.write(`quarry serve: MCP (Streamable HTTP) on ${mcp.url} — send "Authorization: Bearer ${mcp.token}"\n`);
-      const abort = new AbortController();
+      let abort = new AbortController();
       let stopping = false;
       const stop = async (signal: string) => {
         if (stopping) return;
@@ -246,6 +246,7 @@ function buildProgram(): Command {
         process.stderr.write(`quarry serve: ${signal}, shutting down (committed work is kept)\n`);
         abort.abort();
         await indexing.catch(() => undefined);
+        ownership?.close();
         await mcp?.close();
         await http.close();
         await engine.close();
@@ -253,12 +254,34 @@ function buildProgram(): Command {
       };
       process.on('SIGINT', () => void stop('SIGINT'));
       process.on('SIGTERM', () => void stop('SIGTERM'));
-      const indexing = opts.index
-        ? engine.index({ full: opts.reindex, signal: abort.signal }).then(
-            (s) => process.stderr.write(`quarry serve: indexed ${s.filesIndexed} files (${s.totalChunks} chunks in the index) in ${(s.durationMs / 1000).toFixed(1)}s\n`),
-            (e: Error) => process.stderr.write(`quarry serve: indexing failed: ${e.message}\n`),
-          )
-        : Promise.resolve();
+      const runIndex = (full?: boolean) =>
+        engine.index({ full, signal: abort.signal }).then(
+          (s) => process.stderr.write(`quarry serve: indexed ${s.filesIndexed} files (${s.totalChunks} chunks in the index) in ${(s.durationMs / 1000).toFixed(1)}s\n`),
+          (e: Error) => process.stderr.write(`quarry serve: indexing failed: ${e.message}\n`),
+        );
+      // One index owner per workspace (engine/indexer/owner.ts): a language server that keeps it fresh outranks serve,
+      // which then serves the index read-only; serve takes over (and indexes) when the owner is gone.
+      const ownership = opts.index
+        ? await IndexOwnership.claim(engine.quarryDir, {
+            kind: 'serve',
+            root: engine.root,
+            mcpUrl: mcp?.url,
+            onChange: (owned, holder) => {
+              if (stopping) return;
+              if (owned) {
+                abort = new AbortController();
+                indexing = runIndex();
+              } else {
+                process.stderr.write(`quarry serve: ${holder ? describeOwner(holder) : 'another process'} took over the index; serving it read-only\n`);
+                abort.abort();
+              }
+            },
+          })
+        : undefined;
+      if (ownership && !ownership.owned) {
+        process.stderr.write(`quarry serve: ${ownership.holder ? describeOwner(ownership.holder) : 'another process'} owns the index of ${engine.root}; serving it read-only (no indexing here)\n`);
+      }
+      let indexing: Promise<unknown> = ownership?.owned ? runIndex(opts.reindex) : Promise.resolve();
       await new Promise(() => undefined); // serve until a signal arrives
     });
 
@@ -281,6 +304,8 @@ function buildProgram(): Command {
       enableFileLogs(opts.project);
       await (await import('../mcp/stdio.js')).runMcpStdio(opts.project, { noIndex: !opts.index });
     });
+
+  registerPatternCommands(program, projectOption);
 
   program
     .command('status')
@@ -333,15 +358,15 @@ export async function main(argv: string[]): Promise<number> {
       // Help and version exit 0; usage errors were already printed by commander.
       return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 2;
     }
-    if (err instanceof UsageError || err instanceof QueryError) {
-      process.stderr.write(`error: ${err.message}\n`);
+    if (err instanceof UsageError || err instanceof QueryError || err instanceof PatternError) {
+      process.stderr.write(`Error: ${err.message}\n`);
       return 2;
     }
     if (err instanceof IndexLockedError || err instanceof ConfigError) {
-      process.stderr.write(`error: ${err.message}\n`);
+      process.stderr.write(`Error: ${err.message}\n`);
       return 1;
     }
-    process.stderr.write(`error: ${err.message}\n`);
+    process.stderr.write(`Error: ${err.message}\n`);
     if (process.env.QUARRY_DEBUG) process.stderr.write(`${err.stack}\n`);
     return 1;
   }
@@ -353,7 +378,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (e) => {
-      process.stderr.write(`error: ${(e as Error).message}\n`);
+      process.stderr.write(`Error: ${(e as Error).message}\n`);
       process.exitCode = 1;
     },
   );

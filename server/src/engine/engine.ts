@@ -17,7 +17,9 @@ import { ChunkStore, STORE_SCHEMA_VERSION } from './store/chunkStore';
 import { LexicalIndex, LexicalIndexCorruptError } from './store/lexical/lexicalIndex';
 import { IndexOptions, IndexSummary, runIndex } from './indexer/indexer';
 import { refreshGoImplicitConformances } from './indexer/goImplicit';
+import { refreshGitMetadata, type GitRefreshSummary } from './indexer/gitMetadata';
 import { acquireIndexLock, IndexLockedError, readLock, LockInfo } from './indexer/lock';
+import { lockHeldByThisProcess } from './indexer/owner';
 import { LEXICAL_ANALYZER, lexicalDocForChunk } from './indexer/lexicalDoc';
 import { expandChunkTypes, parseQuery, pathMatcher } from './ranking/query';
 import { retrieve, DenseChannel } from './retrieval/hybrid';
@@ -43,6 +45,10 @@ import { defaultStages } from './ranking/pipeline';
 import type { CodeMatch, CodeMatchType, FindCodeResponseSummary } from './api/results';
 import { isTestPath } from './testPaths';
 import { languageForPath } from './languages';
+import { PatternLog, PATTERNS_PATH, type Pattern, type PatternInput } from './memory/patterns';
+import { AccessLog, baseLevelActivation } from './memory/activation';
+import type { ActivationFacts } from './ranking/candidate';
+import { queryWords, scoreBreakdown } from './api/breakdown';
 
 export interface EngineOpenOptions {
   /** Use this configuration instead of loading `.quarry/config.yml`. */
@@ -59,6 +65,8 @@ export interface EngineOpenOptions {
 export interface EngineIndexOptions extends IndexOptions {
   /** Skip the dense phase (embeddings) in this run. */
   lexicalOnly?: boolean;
+  /** Leave the git metadata as it is in this run (no git pass; the next run catches up through HEAD). */
+  skipGit?: boolean;
   onEmbedProgress?: (p: EmbedProgress) => void;
 }
 
@@ -68,6 +76,8 @@ export interface EngineIndexSummary extends IndexSummary {
   rebuiltBecause?: string;
   /** Set when this run continued an interrupted one (FR-034). */
   resumed?: string;
+  /** The git metadata pass (seed 003 FR-5.3/5.4). */
+  git?: GitRefreshSummary;
 }
 
 export interface IndexStatus {
@@ -93,9 +103,28 @@ interface EngineState {
   generation: number;
   /** Hash of the settings that shape the index (discovery, chunking, formats); a change means a rebuild. */
   settingsHash?: string;
+  /** HEAD when the git metadata was last refreshed (its next pass recomputes what changed since). */
+  gitHead?: string;
   /** Dense coverage after the last dense phase, per model id. */
   embeddings?: Record<string, { distinct: number; remaining: number; at: string }>;
 }
+
+/** What a pattern change did: the pattern as it now is, and whether the index already has it. */
+export interface PatternChange {
+  pattern: Pattern;
+  indexed: boolean;
+  note?: string;
+}
+
+/** A used result: its chunk id, or a path (workspace-relative or absolute) and a 1-based line. */
+export interface AccessRef {
+  chunkId?: string;
+  path?: string;
+  line?: number;
+}
+
+/** Seed 003 §6.4: git metadata older than a week may be stale. */
+const GIT_STALE_MS = 7 * 86_400_000;
 
 export class EngineError extends Error {
   constructor(message: string) {
@@ -244,9 +273,27 @@ export class Engine {
       checkpoint = new CheckpointWriter(this.quarryDir, this.root, settingsHash);
       options = { ...options, checkpoint };
     }
-    const summary: EngineIndexSummary = await runIndex({ root: this.root, config: this.config, store: this.store, lexical: this.lexical }, options);
+    const replaced = new Set<string>();
+    const summary: EngineIndexSummary = await runIndex(
+      { root: this.root, config: this.config, store: this.store, lexical: this.lexical },
+      { ...options, onReplaced: (paths) => paths.forEach((p) => replaced.add(p)) },
+    );
     const previous = this.readState();
     const state: EngineState = { ...previous, lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0, settingsHash };
+    // Git history per chunk (seed 003 FR-5.3/5.4, §6.4): computed here, never during search; a failing git never
+    // fails the run. A full rebuild cleared the rows, so the previous HEAD no longer says what is up to date.
+    if (!options.signal?.aborted && !options.skipGit) {
+      try {
+        const git = await refreshGitMetadata(this.store, this.root, {
+          paths: [...replaced], previousHead: options.full ? undefined : previous?.gitHead, signal: options.signal, config: this.config.git,
+        });
+        summary.git = git;
+        state.gitHead = git.head;
+        summary.warnings.push(...git.warnings);
+      } catch (e) {
+        summary.warnings.push(`Git metadata was not updated: ${(e as Error).message}`);
+      }
+    }
     if (rebuiltBecause) summary.rebuiltBecause = rebuiltBecause;
     if (resumed) summary.resumed = resumed;
     // An interrupted run keeps its checkpoint (the next start resumes); a complete one removes it.
@@ -314,8 +361,135 @@ export class Engine {
     });
   }
 
+  // ── Memory: reasoning patterns (seed 003 FR-4) and activation (accesses) ──────────────────────────────────
+
+  private patternLogCache?: PatternLog;
+  private accessLogCache?: AccessLog;
+  private get patternLog(): PatternLog {
+    return (this.patternLogCache ??= new PatternLog(this.root));
+  }
+  private get accessLog(): AccessLog {
+    return (this.accessLogCache ??= new AccessLog(this.root));
+  }
+
+  /** The recorded reasoning patterns (searchable or not), oldest first. */
+  patterns(): Pattern[] {
+    return this.patternLog.list();
+  }
+
+  /**
+   * Records a reasoning pattern (or revises the one with the same id) and makes it searchable at once when its
+   * success score is at least 0.5. The pattern is saved even when indexing it now is not possible (another process
+   * holds the index lock, or `index: false`): the next index run reads the log.
+   */
+  async recordPattern(input: PatternInput, options: { index?: boolean } = {}): Promise<PatternChange> {
+    const pattern = this.patternLog.record(input);
+    return { pattern, ...(await this.indexPatterns(options.index !== false)) };
+  }
+
+  /** A reuse of a pattern (`succeeded` moves its success score); re-indexes the pattern log. */
+  async reportPatternUse(id: string, succeeded?: boolean, options: { index?: boolean } = {}): Promise<PatternChange> {
+    const pattern = this.patternLog.reportUse(id, succeeded);
+    return { pattern, ...(await this.indexPatterns(options.index !== false)) };
+  }
+
+  /** Removes a pattern; false when there is none with that id. */
+  async forgetPattern(id: string, options: { index?: boolean } = {}): Promise<boolean> {
+    if (!this.patternLog.forget(id)) return false;
+    await this.indexPatterns(options.index !== false);
+    return true;
+  }
+
+  private async indexPatterns(index: boolean): Promise<{ indexed: boolean; note?: string }> {
+    if (!index) return { indexed: false, note: 'saved; the process that owns this index picks it up on its next update' };
+    try {
+      await this.updateFiles([PATTERNS_PATH]);
+      return { indexed: true };
+    } catch (e) {
+      if (e instanceof IndexLockedError) return { indexed: false, note: `saved; not searchable yet because another process is indexing (${e.message}) — the next index run picks it up` };
+      throw e;
+    }
+  }
+
+  /**
+   * Records that results were used (opened from the editor, read by an agent): the chunks' activation rises.
+   * References are chunk ids, or a workspace path and a 1-based line (the innermost chunk containing it).
+   */
+  async recordAccess(refs: AccessRef[], source: string): Promise<{ recorded: string[]; unknown: string[] }> {
+    const ids = new Set<string>();
+    const unknown: string[] = [];
+    const byId = refs.filter((r) => r.chunkId).map((r) => r.chunkId!);
+    const found = new Set((await this.store.getChunks(byId)).map((c) => c.id));
+    for (const id of byId) (found.has(id) ? ids.add(id) : unknown.push(id));
+    for (const r of refs.filter((x) => !x.chunkId)) {
+      const rel = r.path === undefined ? undefined : toRelative(this.root, r.path);
+      const id = rel === undefined || r.line === undefined ? undefined : await this.chunkAt(rel, r.line);
+      if (id) ids.add(id);
+      else unknown.push(`${r.path ?? '?'}:${r.line ?? '?'}`);
+    }
+    if (ids.size) this.accessLog.record([...ids], source);
+    return { recorded: [...ids], unknown };
+  }
+
+  /** The innermost chunk of `rel` containing `line`. */
+  private async chunkAt(rel: string, line: number): Promise<string | undefined> {
+    const spans = (await this.store.chunkSpansOf([rel])).filter((c) => c.startLine <= line && line <= c.endLine);
+    spans.sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine));
+    return spans[0]?.id;
+  }
+
+  /** Activation evidence of chunks: accesses (memory log) and git history (index time). */
+  private async activationFacts(ids: readonly string[]): Promise<Map<string, ActivationFacts>> {
+    const history = this.accessLog.history();
+    const git = await this.store.gitRowsOf(ids).catch(() => []);
+    const gitById = new Map(git.map((g) => [g.chunkId, g]));
+    const out = new Map<string, ActivationFacts>();
+    const now = Date.now();
+    for (const id of ids) {
+      const accesses = history.get(id) ?? [];
+      const g = gitById.get(id);
+      const facts: ActivationFacts = { accesses: accesses.length };
+      if (accesses.length) facts.lastAccessMs = accesses[accesses.length - 1];
+      if (g) facts.git = { status: g.status, commits: g.commits, lastModifiedMs: g.lastModifiedMs, computedAt: g.computedAt };
+      facts.raw = baseLevelActivation({ accesses, commits: g?.status === 'tracked' ? g.commits : 0, lastModifiedMs: g?.lastModifiedMs }, now);
+      out.set(id, facts);
+    }
+    return out;
+  }
+
+  /** Stat of the lexical manifest when followCommits last looked. */
+  private manifestStamp = '';
+
+  /**
+   * Readers see new writes: when another process (the workspace's index owner, see indexer/owner.ts) committed to
+   * the lexical index since this one loaded it, reopen it and forget the symbol table (LanceDB readers see committed
+   * writes by themselves). One stat when nothing changed; never while this process is writing.
+   */
+  private followCommits(): void {
+    const manifest = join(this.quarryDir, 'lexical', 'manifest.json');
+    let stamp: string;
+    try {
+      const st = statSync(manifest);
+      stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    } catch {
+      return;
+    }
+    if (stamp === this.manifestStamp || lockHeldByThisProcess(this.quarryDir)) return;
+    try {
+      const generation = (JSON.parse(readFileSync(manifest, 'utf8')) as { generation?: unknown }).generation;
+      if (generation !== this.lexical.committedGeneration) {
+        this.lexical = LexicalIndex.open(join(this.quarryDir, 'lexical'), LEXICAL_ANALYZER);
+        this.symbolTable = undefined;
+      }
+      this.manifestStamp = stamp;
+    } catch {
+      /* mid-rewrite, or written by another tokenizer: keep the loaded index, look again next time */
+    }
+  }
+
   /** Workspace symbols matching a query: exact > prefix > camel-hump > fuzzy (LSP workspace/symbol). */
   async symbols(query: string, limit = 100): Promise<SymbolHit[]> {
+    this.followCommits();
     this.symbolTable ??= this.store.symbolEntries();
     return matchSymbols(await this.symbolTable, query, limit);
   }
@@ -386,6 +560,7 @@ export class Engine {
 
   private async searchNow(query: string, opts: Partial<SearchOptions>): Promise<FindCodeResponseSummary> {
     const started = performance.now();
+    this.followCommits();
     const options: SearchOptions = {
       limit: Math.max(1, Math.min(opts.limit ?? 10, 1000)),
       includeTests: opts.includeTests ?? true,
@@ -416,6 +591,7 @@ export class Engine {
       {
         lexical: this.lexical, store: this.store, dense, bm25: this.config.bm25, retrieval: this.config.retrieval,
         timings: { vectorStore: (ms) => this.vectorStoreLatency.add(ms), embedding: (ms) => this.embeddingLatency.add(ms) },
+        activationOf: async (ids) => new Map([...(await this.activationFacts(ids))].filter(([, f]) => f.raw !== undefined).map(([id, f]) => [id, f.raw!])),
       },
       parsed,
       options.limit,
@@ -428,7 +604,10 @@ export class Engine {
       identifierFrequency: (identifier: string) => this.lexical.documentFrequency('ident', identifier.toLowerCase()),
     };
     const intent = detectIntents(parsed.text, options.intent);
-    candidates = runStages(defaultStages(), { query: parsed, options, ranking: this.config.ranking, stats, intent }, candidates, new Set(options.disabledStages ?? []));
+    const facts = await this.activationFacts(candidates.map((c) => c.id));
+    for (const c of candidates) c.activation = facts.get(c.id);
+    const stagedActivation = !!dense && this.config.retrieval.fusion === 'staged';
+    candidates = runStages(defaultStages(), { query: parsed, options, ranking: this.config.ranking, stats, intent, stagedActivation }, candidates, new Set(options.disabledStages ?? []));
     candidates.sort(compareCandidates);
     const strategy = [...retrieved.strategy];
     // Identifier queries keep their exact-name order; descriptions go through the reranker when there is one.
@@ -439,8 +618,15 @@ export class Engine {
       if (r.warning) warnings.push(r.warning);
     }
     const top = candidates.slice(0, options.limit);
+    const gitAge = Math.max(0, ...top.map((c) => (c.activation?.git?.computedAt ? Date.now() - c.activation.git.computedAt : 0)));
+    if (gitAge > GIT_STALE_MS) warnings.push(`Git metadata may be stale: computed ${Math.floor(gitAge / 86_400_000)} days ago; run \`quarry index\` to refresh commits and last-modified times.`);
     const best = Math.max(0, ...top.map((c) => c.score));
-    const matches: CodeMatch[] = top.map((c) => toCodeMatch(c, best, options.explain !== false));
+    const words = queryWords(parsed.text);
+    const matches: CodeMatch[] = top.map((c) => toCodeMatch(c, best, options.explain !== false, words));
+    if (parsed.form === 'identifier') top.forEach((c, i) => {
+      const member = matchedMember(c.chunk!, parsed.text);
+      if (member) matches[i].matched_symbol = member;
+    });
 
     const languages = [...new Set(matches.map((m) => m.file.language))].sort();
     const counts = { chunks: this.lexical.documentCount, files: (await this.store.counts()).files };
@@ -558,6 +744,7 @@ export class Engine {
   }
 
   async status(): Promise<IndexStatus> {
+    this.followCommits();
     const counts = await this.store.counts();
     const { byKind, byLanguage } = await this.store.breakdown();
     let state: EngineState | undefined;
@@ -615,8 +802,9 @@ function matchTypeOf(c: Candidate): CodeMatchType {
   return 'KEYWORD';
 }
 
-function toCodeMatch(c: Candidate, best: number, explain: boolean): CodeMatch {
+function toCodeMatch(c: Candidate, best: number, explain: boolean, words: readonly string[]): CodeMatch {
   const chunk = c.chunk!;
+  const relevance = best > 0 ? Math.round((c.score / best) * 10000) / 10000 : 0;
   const related = [...new Set([...chunk.conformances, ...chunk.references])].slice(0, 12);
   return {
     file: { path: chunk.path, language: chunk.language },
@@ -634,12 +822,42 @@ function toCodeMatch(c: Candidate, best: number, explain: boolean): CodeMatch {
       ...(chunk.metadata ? { metadata: { ...chunk.metadata } } : {}),
     },
     span: [chunk.startLine, chunk.endLine],
-    relevance_score: best > 0 ? Math.round((c.score / best) * 10000) / 10000 : 0,
+    relevance_score: relevance,
     score: Math.round(c.score * 10000) / 10000,
     match_type: matchTypeOf(c),
     related_symbols: related,
     explanation: explain ? c.explanation : [],
+    ...gitAndActivation(c),
+    ...(explain ? { score_breakdown: scoreBreakdown(c, relevance, words) } : {}),
   };
+}
+
+/** The member of `chunk` an identifier query names when it is not the chunk's own symbol (see CodeMatch). */
+function matchedMember(chunk: { symbol: string; symbols: string[] }, query: string): string | undefined {
+  const loose = (s: string) => s.toLowerCase().replace(/_/g, '');
+  const want = loose(query.split(/\.|::|#/).pop() ?? query);
+  if (!want || !chunk.symbol || loose(chunk.symbol.split('.').pop()!) === want) return undefined;
+  const member = chunk.symbols.find((s) => loose(s.split('.').pop()!) === want);
+  if (!member) return undefined;
+  return member.includes('.') ? member : `${chunk.symbol}.${member}`;
+}
+
+function gitAndActivation(c: Candidate): Pick<CodeMatch, 'git' | 'activation'> {
+  const a = c.activation;
+  if (!a) return {};
+  const out: Pick<CodeMatch, 'git' | 'activation'> = {};
+  if (a.git) {
+    const tracked = a.git.status === 'tracked';
+    out.git = {
+      status: a.git.status,
+      commits: tracked ? a.git.commits : null,
+      last_modified: tracked && a.git.lastModifiedMs > 0 ? new Date(a.git.lastModifiedMs).toISOString() : null,
+    };
+  }
+  if (a.raw !== undefined) {
+    out.activation = { score: a.normalized ?? 0, accesses: a.accesses, last_accessed: a.lastAccessMs ? new Date(a.lastAccessMs).toISOString() : null };
+  }
+  return out;
 }
 
 const pick3 = (l: { p50: number; p95: number; p99: number }) => ({ p50: l.p50, p95: l.p95, p99: l.p99 });

@@ -25,11 +25,13 @@ export type ChunkKind =
   /** A window of a file that has no grammar (line/paragraph-aware text chunker). */
   | 'text'
   /** A Markdown heading section. */
-  | 'section';
+  | 'section'
+  /** A reasoning pattern recorded by an agent (seed 003 FR-4; memory/patterns.ts). */
+  | 'reasoning';
 
 export const CHUNK_KINDS: readonly ChunkKind[] = [
   'function', 'method', 'constructor', 'class', 'struct', 'enum', 'interface', 'protocol', 'trait',
-  'extension', 'impl', 'type_alias', 'module', 'namespace', 'variable', 'code', 'text', 'section',
+  'extension', 'impl', 'type_alias', 'module', 'namespace', 'variable', 'code', 'text', 'section', 'reasoning',
 ];
 
 /** Kinds that declare a type (seed 000: "type declaration"). */
@@ -58,9 +60,10 @@ export type SemanticClass =
 
 /**
  * How a chunk was produced. `conversation`: a phase of a conversation log (seed 003 FR-3, recognised by its
- * `# Conversation: <topic>` title, see chunking/conversation.ts); such chunks carry `metadata`.
+ * `# Conversation: <topic>` title, see chunking/conversation.ts); `memory`: a reasoning pattern from the agents' pattern
+ * log (memory/patterns.ts). Both carry `metadata`.
  */
-export type ChunkSource = 'ast' | 'text' | 'markdown' | 'conversation';
+export type ChunkSource = 'ast' | 'text' | 'markdown' | 'conversation' | 'memory';
 
 /**
  * Free-form, source-specific facts about a chunk (stored as JSON). Conversation-log phases carry seed 003 FR-3.4's
@@ -107,7 +110,7 @@ export interface Chunk {
   /** sha256 of `content`, hex. */
   contentHash: string;
   source: ChunkSource;
-  /** Source-specific facts (conversation-log phases); absent for code, ordinary Markdown and text. */
+  /** Source-specific facts (conversation-log phases, reasoning patterns); absent for code, ordinary Markdown and text. */
   metadata?: ChunkMetadata;
 }
 

@@ -9,6 +9,21 @@ export const FIND_METHOD = 'codeSearch/find';
 export const STATUS_METHOD = 'codeSearch/status';
 export const REINDEX_METHOD = 'codeSearch/reindex';
 export const STATUS_CHANGED_NOTIFICATION = 'codeSearch/statusChanged';
+/** Server → client: the MCP endpoints (Streamable HTTP) this language server serves, sent whenever they change. */
+export const MCP_ENDPOINTS_NOTIFICATION = 'codeSearch/mcpEndpoints';
+
+/**
+ * Client → server: the user opened a search result (QuickPick accept, results view). Its chunk's activation rises
+ * (seed 003 FR-6.4), so it ranks a little higher next time. `folder` is the match's folder URI.
+ */
+export const RESULT_OPENED_NOTIFICATION = 'codeSearch/resultOpened';
+export interface ResultOpenedParams {
+  folder: string;
+  chunkId?: string;
+  /** File URI and 1-based line, when the chunk id is unknown. */
+  uri?: string;
+  line?: number;
+}
 
 /** An LSP position/range/location, spelled out so that this file has no protocol dependency. */
 export interface LspLocation {
@@ -54,6 +69,28 @@ export interface FolderStatus {
   error: string | null;
   /** The engine's status; null when the engine could not be opened. */
   status: IndexStatus | null;
+  /** The folder's MCP endpoint served by this language server; null when off or not started. */
+  mcp?: { url: string; token: string } | null;
+  /**
+   * Who keeps the folder's index fresh (`.quarry/owner.json`): this server (`thisProcess`), or another process —
+   * then this server only reads the index. Null when nobody does.
+   */
+  owner?: { kind: 'lsp' | 'serve' | 'mcp'; pid: number; thisProcess: boolean; mcpUrl: string | null } | null;
+}
+
+/** One workspace folder's MCP endpoint: `url` (http://127.0.0.1:PORT/mcp) with `Authorization: Bearer <token>`. */
+export interface McpEndpoint {
+  /** Folder URI. */
+  folder: string;
+  name: string;
+  root: string;
+  url: string;
+  /** Per server start: a restarted language server has a new one. */
+  token: string;
+}
+
+export interface McpEndpointsParams {
+  endpoints: McpEndpoint[];
 }
 
 export interface StatusResult {
@@ -99,4 +136,10 @@ export interface QuarryInitializationOptions {
    * e.g. `{ embedding: { provider: 'none' }, discovery: { exclude: ['generated/**'] } }`.
    */
   settings?: unknown;
+  /**
+   * MCP over Streamable HTTP for agents, one endpoint per folder on loopback with a bearer token per server start
+   * (announced with `codeSearch/mcpEndpoints` and in `codeSearch/status`). `http: false` turns it off; `port` (default
+   * 0 = any free port) applies to the first folder, later ones take any free port.
+   */
+  mcp?: { http?: boolean; port?: number };
 }

@@ -11,6 +11,14 @@
  *   open buffers are pushed with `setBuffer` (debounced ~200 ms per document, null on close); saves re-index the
  *   file; a `.gitignore` change runs an incremental index of the folder. Writes are serialized per folder.
  *
+ * - Ownership (engine/indexer/owner.ts): the server claims each folder's index (`.quarry/owner.json`, kind `lsp`,
+ *   outranking `quarry serve` and `quarry mcp`). When another language server owns it, this one only reads it (no
+ *   index run on start, no file-watch or buffer writes; explicit reindex requests still run, under the lock) and takes
+ *   over when that owner exits. An index run that finds the lock held by a displaced owner waits for it.
+ * - MCP: each folder's engine is also served as MCP over Streamable HTTP on loopback (mcp/http.ts: bearer token per
+ *   server start, Host/Origin checks, size and concurrency limits), announced with `codeSearch/mcpEndpoints` and in
+ *   `codeSearch/status`, so that the editor can hand it to its agents; `initializationOptions.mcp.http: false` is off.
+ *
  * Nothing here writes to stdout: logs go to `connection.console` (the client's output) or stderr.
  */
 import { loadConfig, mergeConfig } from '../engine/config/load';
@@ -35,7 +43,13 @@ import {
   WorkspaceSymbolParams,
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, watch, type FSWatcher } from 'node:fs';
+import { PATTERNS_PATH } from '../engine/memory/patterns';
 import { Engine, EngineIndexOptions, EngineIndexSummary } from '../engine/engine';
+import { IndexLockedError } from '../engine/indexer/lock';
+import { describeOwner, IndexOwnership, lockHeldByLiveProcess, readOwner } from '../engine/indexer/owner';
+import { startMcpHttp, McpHttpHandle } from '../mcp/http';
 import type { FindCodeResponseSummary, SearchStrategy } from '../engine/api/results';
 import type { SymbolHit } from '../engine/symbols';
 import {
@@ -46,10 +60,14 @@ import {
   FolderStatus,
   LocatedMatch,
   LspLocation,
+  MCP_ENDPOINTS_NOTIFICATION,
+  McpEndpointsParams,
   QuarryInitializationOptions,
   REINDEX_METHOD,
   ReindexParams,
   ReindexResult,
+  RESULT_OPENED_NOTIFICATION,
+  ResultOpenedParams,
   STATUS_CHANGED_NOTIFICATION,
   STATUS_METHOD,
   StatusChangedParams,
@@ -176,9 +194,18 @@ interface Folder {
   pending: Set<string>;
   pendingIndex: boolean;
   watchTimer?: NodeJS.Timeout;
+  /** Watches `.quarry/memory/` for patterns recorded by other processes (agents over stdio MCP, the CLI). */
+  memoryWatcher?: FSWatcher;
   bufferTimers: Map<string, NodeJS.Timeout>;
   closed: boolean;
+  /** This server's part in the folder's index ownership; writes only while `owned`. */
+  ownership?: IndexOwnership;
+  /** The folder's MCP endpoint. */
+  mcp?: McpHttpHandle;
 }
+
+/** How long an index run waits for a lock held by another live process (a displaced owner finishing a batch). */
+const LOCK_WAIT_MS = 120_000;
 
 export function startLanguageServer(connection: Connection): void {
   const folders: Folder[] = [];
@@ -187,6 +214,10 @@ export function startLanguageServer(connection: Connection): void {
   let watchRegistration = false;
   let shuttingDown = false;
   const documents = new TextDocuments(TextDocument);
+  /** One bearer token for every MCP endpoint of this server start. */
+  const mcpToken = randomBytes(32).toString('base64url');
+  /** The first folder gets the configured MCP port; later ones any free port. */
+  let mcpPortUsed = false;
 
   const log = (msg: string) => {
     try {
@@ -199,6 +230,16 @@ export function startLanguageServer(connection: Connection): void {
   const notify = (f: Folder, message: string, counts?: { files: number; chunks: number }) => {
     const params: StatusChangedParams = { folder: f.uri, name: f.name, state: f.state, searchable: f.searchable, message, ...counts };
     void connection.sendNotification(STATUS_CHANGED_NOTIFICATION, params).catch(() => undefined);
+  };
+
+  /** This server keeps the folder's index fresh (no ownership record: the folder is not open yet). */
+  const owns = (f: Folder): boolean => f.ownership?.owned !== false;
+
+  const sendMcpEndpoints = () => {
+    const params: McpEndpointsParams = {
+      endpoints: folders.filter((f) => f.mcp && !f.closed).map((f) => ({ folder: f.uri, name: f.name, root: f.root, url: f.mcp!.url, token: f.mcp!.token })),
+    };
+    void connection.sendNotification(MCP_ENDPOINTS_NOTIFICATION, params).catch(() => undefined);
   };
 
   const makeFolder = (uri: string, name: string): Folder | undefined => {
@@ -305,7 +346,7 @@ export function startLanguageServer(connection: Connection): void {
         },
       };
       try {
-        const summary = await engine.index(indexOptions);
+        const summary = await indexWhenUnlocked(engine, indexOptions, abort.signal, (holderPid) => report(lastPct < 0 ? 0 : lastPct, `waiting for process ${holderPid} to finish writing the index`, true));
         f.state = 'ready';
         f.markReady();
         const msg = `indexed: ${summary.totalFiles} files, ${summary.totalChunks} chunks` + (abort.signal.aborted ? ' (interrupted)' : '');
@@ -367,8 +408,38 @@ export function startLanguageServer(connection: Connection): void {
         return;
       }
       f.engine = engine;
+      watchMemory(f, engine.root);
       if (engine.hasIndex) f.markReady(); // the existing index answers while the update runs
       f.state = 'ready';
+      await startFolderMcp(f, engine);
+      f.ownership = await IndexOwnership.claim(engine.quarryDir, {
+        kind: 'lsp',
+        root: engine.root,
+        mcpUrl: f.mcp?.url,
+        onChange: (owned, holder) => onOwnershipChange(f, owned, holder),
+      });
+      if (f.closed) {
+        f.ownership.close();
+        return;
+      }
+      if (!f.ownership.owned) {
+        const holder = f.ownership.holder;
+        const who = holder ? describeOwner(holder) : 'another process';
+        log(`Quarry: ${who} owns the index of ${f.name}; this server reads it (and takes over when that process exits).`);
+        if (engine.hasIndex) {
+          f.markReady();
+          notify(f, `reading the index kept by ${who}`);
+        } else {
+          notify(f, `waiting for ${who} to build the index`);
+          void waitUntil(() => f.closed || engine.hasIndex || f.ownership?.owned === true).then(() => {
+            if (!f.closed && engine.hasIndex) {
+              f.markReady();
+              notify(f, `reading the index kept by ${who}`);
+            }
+          });
+        }
+        return;
+      }
       if (options.indexOnStart === false) {
         f.markReady();
         notify(f, 'opened (no index run on start)');
@@ -388,11 +459,53 @@ export function startLanguageServer(connection: Connection): void {
     f.closed = true;
     f.state = 'closed';
     clearTimeout(f.watchTimer);
+    f.memoryWatcher?.close();
     for (const t of f.bufferTimers.values()) clearTimeout(t);
     f.running?.abort.abort();
+    const mcp = f.mcp;
+    f.mcp = undefined;
+    if (mcp) {
+      await mcp.close().catch(() => undefined);
+      if (!shuttingDown) sendMcpEndpoints();
+    }
     await f.queue.idle();
+    f.ownership?.close();
     await f.engine?.close().catch(() => undefined);
     f.engine = undefined;
+  };
+
+  /** Serves the folder's engine as MCP over Streamable HTTP (unless turned off); a failure is logged, never fatal. */
+  const startFolderMcp = async (f: Folder, engine: Engine): Promise<void> => {
+    if (options.mcp?.http === false) return;
+    const port = !mcpPortUsed && options.mcp?.port ? options.mcp.port : 0;
+    mcpPortUsed = true;
+    try {
+      f.mcp = await startMcpHttp(engine, { host: '127.0.0.1', port, token: mcpToken, tools: { ready: f.ready } });
+      if (f.closed) {
+        await f.mcp.close();
+        f.mcp = undefined;
+        return;
+      }
+      log(`Quarry: MCP (Streamable HTTP) for ${f.name} on ${f.mcp.url}`);
+      sendMcpEndpoints();
+    } catch (e) {
+      log(`Quarry: cannot serve MCP over HTTP for ${f.name}: ${(e as Error).message}`);
+    }
+  };
+
+  const onOwnershipChange = (f: Folder, owned: boolean, holder: ReturnType<typeof readOwner>) => {
+    if (f.closed || shuttingDown) return;
+    if (owned) {
+      log(`Quarry: the previous owner of ${f.name}'s index is gone; this server keeps it fresh now.`);
+      void indexFolder(f, { reason: 'taking over the index: updating it' }).catch(() => undefined);
+    } else {
+      log(`Quarry: ${holder ? describeOwner(holder) : 'another process'} took over the index of ${f.name}; this server reads it from now on.`);
+      f.pending.clear();
+      f.pendingIndex = false;
+      clearTimeout(f.watchTimer);
+      f.running?.abort.abort();
+      notify(f, `reading the index kept by ${holder ? describeOwner(holder) : 'another process'}`);
+    }
   };
 
   // ── lifecycle ──────────────────────────────────────────────────────────────────────────────────────
@@ -568,11 +681,39 @@ export function startLanguageServer(connection: Connection): void {
             f.error = (e as Error).message;
           }
         }
-        out.push({ uri: f.uri, name: f.name, root: f.root, state: f.state, searchable: f.searchable, error: f.error, status });
+        const owner = f.engine ? readOwner(f.engine.quarryDir) : undefined;
+        out.push({
+          uri: f.uri,
+          name: f.name,
+          root: f.root,
+          state: f.state,
+          searchable: f.searchable,
+          error: f.error,
+          status,
+          mcp: f.mcp ? { url: f.mcp.url, token: f.mcp.token } : null,
+          owner: owner?.alive
+            ? { kind: owner.kind, pid: owner.pid, thisProcess: f.ownership?.owned === true && owner.pid === process.pid, mcpUrl: owner.mcpUrl ?? null }
+            : null,
+        });
       }
       return { folders: out };
     }),
   );
+
+  // A result the user opened: its chunk's activation rises (an append to .quarry/memory/accesses.jsonl; any process
+  // may record it, owner or reader). Best effort: a bad notification is logged, never answered.
+  connection.onNotification(RESULT_OPENED_NOTIFICATION, (params: ResultOpenedParams) => {
+    const f = params && typeof params.folder === 'string' ? selectFolders(params.folder)[0] : undefined;
+    if (!f?.engine) return;
+    const ref = typeof params.chunkId === 'string' && params.chunkId
+      ? { chunkId: params.chunkId }
+      : typeof params.uri === 'string' && typeof params.line === 'number' ? { path: fileURLToPath(params.uri), line: params.line } : undefined;
+    if (!ref) return;
+    f.engine.recordAccess([ref], 'vscode').then(
+      (r) => r.unknown.length && log(`Quarry: an opened result is no longer in the index of ${f.name} (${r.unknown.join(', ')})`),
+      (e: Error) => log(`Quarry: recording an opened result failed: ${e.message}`),
+    );
+  });
 
   connection.onRequest(
     REINDEX_METHOD,
@@ -629,8 +770,35 @@ export function startLanguageServer(connection: Connection): void {
   const watchDelay = () => options.watchDebounceMs ?? 150;
   const bufferDelay = () => options.bufferDebounceMs ?? 200;
 
+  /** The pattern log changed (another process recorded a pattern): the owner re-indexes it. */
+  const schedulePatternUpdate = (f: Folder) => {
+    f.pending.add(PATTERNS_PATH);
+    if (f.watchTimer) clearTimeout(f.watchTimer);
+    f.watchTimer = setTimeout(() => flushWatched(f), watchDelay());
+  };
+
+  /** Every client sends file events differently (or not at all for dot folders): watch the memory folder directly. */
+  const watchMemory = (f: Folder, root: string) => {
+    try {
+      const dir = resolve(root, PATTERNS_PATH, '..');
+      mkdirSync(dir, { recursive: true });
+      f.memoryWatcher = watch(dir, (_event, name) => {
+        if (!f.closed && String(name) === basename(PATTERNS_PATH)) schedulePatternUpdate(f);
+      });
+      f.memoryWatcher.on('error', () => undefined);
+    } catch (e) {
+      log(`Quarry: cannot watch ${f.name}'s memory folder (${(e as Error).message}); recorded patterns are indexed by the next index run`);
+    }
+  };
+
   const flushWatched = (f: Folder) => {
     f.watchTimer = undefined;
+    if (!owns(f)) {
+      // The owner (another process) follows these changes.
+      f.pending.clear();
+      f.pendingIndex = false;
+      return;
+    }
     const paths = [...f.pending];
     const full = f.pendingIndex;
     f.pending.clear();
@@ -641,7 +809,18 @@ export function startLanguageServer(connection: Connection): void {
       void write(f, `updating ${paths.length} file(s)`, async (engine) => {
         f.state = 'indexing';
         notify(f, `updating ${paths.length} changed file(s)`);
-        const s = await engine.updateFiles(paths);
+        let s;
+        try {
+          s = await engine.updateFiles(paths);
+        } catch (e) {
+          if (!(e instanceof IndexLockedError)) throw e;
+          // Another process is writing (e.g. an owner stepping down): keep the paths for the next flush.
+          f.state = 'ready';
+          for (const p of paths) f.pending.add(p);
+          clearTimeout(f.watchTimer);
+          f.watchTimer = setTimeout(() => flushWatched(f), 1000);
+          return undefined;
+        }
         f.state = 'ready';
         notify(f, `updated ${paths.length} file(s)`, { files: s.totalFiles, chunks: s.totalChunks });
         return s;
@@ -656,6 +835,10 @@ export function startLanguageServer(connection: Connection): void {
       const hit = locate(resolve(abs));
       if (!hit) continue;
       const { folder: f, rel } = hit;
+      if (rel === PATTERNS_PATH) {
+        schedulePatternUpdate(f);
+        continue;
+      }
       if (rel === '.quarry' || rel.startsWith('.quarry/') || rel === '.git' || rel.startsWith('.git/')) continue;
       if (basename(rel) === '.gitignore' || rel === '.quarryignore' || rel === '.quarry/config.yml') f.pendingIndex = true;
       else f.pending.add(rel);
@@ -672,7 +855,7 @@ export function startLanguageServer(connection: Connection): void {
 
   documents.onDidChangeContent((ev) => {
     const hit = docTarget(ev.document.uri);
-    if (!hit) return;
+    if (!hit || !owns(hit.folder)) return;
     const { folder: f, rel } = hit;
     clearTimeout(f.bufferTimers.get(rel));
     f.bufferTimers.set(
@@ -689,7 +872,7 @@ export function startLanguageServer(connection: Connection): void {
 
   documents.onDidClose((ev) => {
     const hit = docTarget(ev.document.uri);
-    if (!hit) return;
+    if (!hit || !owns(hit.folder)) return;
     const { folder: f, rel } = hit;
     clearTimeout(f.bufferTimers.get(rel));
     f.bufferTimers.delete(rel);
@@ -698,7 +881,7 @@ export function startLanguageServer(connection: Connection): void {
 
   documents.onDidSave((ev) => {
     const hit = docTarget(ev.document.uri);
-    if (!hit) return;
+    if (!hit || !owns(hit.folder)) return;
     const { folder: f, rel } = hit;
     clearTimeout(f.bufferTimers.get(rel));
     f.bufferTimers.delete(rel);
@@ -706,6 +889,35 @@ export function startLanguageServer(connection: Connection): void {
   });
 
   documents.listen(connection);
+}
+
+/**
+ * Runs an index run; while the index lock is held by another live process (a displaced owner finishing its batch,
+ * a one-shot `quarry index`), waits for it (up to LOCK_WAIT_MS) instead of failing.
+ */
+async function indexWhenUnlocked(engine: Engine, options: EngineIndexOptions, signal: AbortSignal, waiting: (pid: number) => void): Promise<EngineIndexSummary> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      return await engine.index(options);
+    } catch (e) {
+      if (!(e instanceof IndexLockedError) || signal.aborted || Date.now() > deadline) throw e;
+      waiting(e.holder.pid);
+      while (lockHeldByLiveProcess(engine.quarryDir) && !signal.aborted && Date.now() <= deadline) await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/** Resolves when `test()` holds (polled every 250 ms). */
+function waitUntil(test: () => boolean): Promise<void> {
+  return new Promise((resolveWait) => {
+    const timer = setInterval(() => {
+      if (test()) {
+        clearInterval(timer);
+        resolveWait();
+      }
+    }, 250);
+  });
 }
 
 /** FileChangeType re-exported for clients that build watch events. */

@@ -1,14 +1,20 @@
 /**
  * `quarry mcp`: the MCP endpoint over stdio. Stdout carries nothing but protocol messages: console output and
- * LanceDB's native logger go to stderr. The handshake is never blocked by indexing: the server connects at once,
- * indexes in the background when needed (no index yet: a lexical run first, progress on stderr; an existing
- * index: an incremental refresh), and searches wait briefly for that first run (then answer with what is indexed,
- * with an "indexing in progress" warning). Exits when the client closes stdin.
+ * LanceDB's native logger go to stderr. The handshake is never blocked by indexing: the server connects at once.
+ *
+ * One index, several processes (engine/indexer/owner.ts): when a live owner (the language server, `quarry serve`)
+ * keeps the workspace's index fresh, this process only reads it — it never indexes, and its searches see the owner's
+ * commits. When nobody owns it, this process claims it (under the index lock) and indexes in the background (no
+ * index yet: a lexical run first, progress on stderr; an existing index: an incremental refresh); searches wait
+ * briefly for that first run (then answer with what is indexed, with an "indexing in progress" warning). It steps
+ * down when a language server or `quarry serve` takes over, and takes over when the owner is gone. An owner that only
+ * indexes on its own start (another `quarry mcp`, `quarry serve`) does not follow edits: then this process refreshes
+ * the index once, incrementally, under the lock. Exits when the client closes stdin.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { join } from 'node:path';
 import { Engine } from '../engine/engine';
-import { IndexLockedError, readLock } from '../engine/indexer/lock';
+import { IndexLockedError } from '../engine/indexer/lock';
+import { describeOwner, IndexOwnership, liveOwner } from '../engine/indexer/owner';
 import { createQuarryMcpServer } from './server';
 
 function log(message: string): void {
@@ -16,7 +22,7 @@ function log(message: string): void {
 }
 
 export interface McpStdioOptions {
-  /** Skip the background index run on start (tests, read-only use). */
+  /** Never index (read-only use, tests): do not take part in ownership either. */
   noIndex?: boolean;
 }
 
@@ -28,18 +34,59 @@ export async function runMcpStdio(projectDir: string, options: McpStdioOptions =
   console.debug = console.error;
 
   const engine = await Engine.open(projectDir);
-  const abort = new AbortController();
-  const quarryDir = join(engine.root, '.quarry');
-
-  let ready: Promise<unknown> | undefined;
+  const shutdownAbort = new AbortController();
+  /** Aborts the index runs of the current ownership term (stepping down ends them). */
+  let term = new AbortController();
   const background: Array<Promise<unknown>> = [];
+  let ready: Promise<unknown> | undefined;
+
+  const startIndexing = (why: string): Promise<void> => {
+    term = new AbortController();
+    const signal = AbortSignal.any([term.signal, shutdownAbort.signal]);
+    log(why);
+    const run = initialIndex(engine, signal, background);
+    background.push(run);
+    return run;
+  };
+
+  let ownership: IndexOwnership | undefined;
   if (!options.noIndex) {
-    const holder = readLock(quarryDir);
-    if (holder) {
-      log(`another process (pid ${holder.pid}) is indexing ${engine.root}; serving the existing index`);
+    ownership = await IndexOwnership.claim(engine.quarryDir, {
+      kind: 'mcp',
+      root: engine.root,
+      onChange: (owned, holder) => {
+        if (owned) {
+          void startIndexing(`the previous owner of ${engine.root} is gone: this process owns the index now and updates it`);
+        } else {
+          log(`${holder ? describeOwner(holder) : 'another process'} took over the index of ${engine.root}: reading it from now on`);
+          term.abort();
+        }
+      },
+    });
+    if (ownership.owned) {
+      ready = startIndexing(`this process owns the index of ${engine.root}`);
     } else {
-      ready = initialIndex(engine, abort.signal, background);
+      const owner = ownership.holder;
+      log(
+        owner
+          ? `${describeOwner(owner)} owns the index of ${engine.root}: serving it read-only (its new writes are seen; no indexing here)`
+          : `another process is indexing ${engine.root}: serving the existing index (this process takes over if nobody owns it)`,
+      );
+      // No index yet: searches wait (briefly, see tools.ts) for the owner's first commit.
+      if (!engine.hasIndex) ready = waitFor(() => engine.hasIndex || !liveOwner(engine.quarryDir), shutdownAbort.signal);
+      else if (owner && owner.kind !== 'lsp') {
+        // An owner that indexed on its start only (`quarry mcp`, `quarry serve`) does not follow edits: refresh the
+        // index once, incrementally, under the lock (skipped while the owner itself is writing).
+        background.push(
+          engine.index({ signal: shutdownAbort.signal }).then(
+            (s) => log(`refreshed ${engine.root}: ${s.filesIndexed} file(s) updated, ${s.filesRemoved} removed`),
+            (e) => !shutdownAbort.signal.aborted && log(e instanceof IndexLockedError ? `not refreshed: ${describeOwner(owner)} is writing the index` : `refresh failed: ${(e as Error).message}`),
+          ),
+        );
+      }
     }
+  } else if (!engine.hasIndex) {
+    log(`no index for ${engine.root} and --no-index: searches return nothing until one is built`);
   }
 
   const server = createQuarryMcpServer(engine, { ready });
@@ -49,9 +96,11 @@ export async function runMcpStdio(projectDir: string, options: McpStdioOptions =
   const shutdown = (why: string): Promise<void> => {
     closing ??= (async () => {
       log(`shutting down (${why})`);
-      abort.abort();
+      shutdownAbort.abort();
+      term.abort();
       await ready?.catch(() => undefined);
       await Promise.allSettled(background);
+      ownership?.close();
       await server.close().catch(() => undefined);
       await engine.close().catch((e) => log(`close failed: ${(e as Error).message}`));
     })();
@@ -68,6 +117,21 @@ export async function runMcpStdio(projectDir: string, options: McpStdioOptions =
     transport.onclose = () => done('transport closed');
     process.once('SIGTERM', () => done('SIGTERM'));
     process.once('SIGINT', () => done('SIGINT'));
+  });
+}
+
+/** Resolves when `test()` holds (polled every 200 ms) or the signal aborts. */
+function waitFor(test: () => boolean, signal: AbortSignal): Promise<void> {
+  return new Promise((resolveWait) => {
+    const check = () => {
+      if (signal.aborted || test()) {
+        clearInterval(timer);
+        resolveWait();
+      }
+    };
+    const timer = setInterval(check, 200);
+    timer.unref();
+    check();
   });
 }
 

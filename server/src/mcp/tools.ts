@@ -6,6 +6,7 @@
  * errors.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { registerMemoryTools } from './memoryTools';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Engine } from '../engine/engine';
@@ -13,6 +14,7 @@ import { INTENT_TYPES, type CodeMatch, type FindCodeResponseSummary } from '../e
 import { countTokens } from '../engine/tokenize/tokenCount';
 import { knownLanguageIds } from '../engine/languages';
 import { QueryError } from '../engine/ranking/query';
+import { describeOwner, readOwner } from '../engine/indexer/owner';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Schemas
@@ -33,7 +35,7 @@ const matchSchema = z.object({
     metadata: z
       .record(z.string(), z.union([z.string(), z.number()]))
       .optional()
-      .describe('Source-specific facts; conversation-log phases: source_file, topic, conversation_date, query, phase_number, phase_name'),
+      .describe('Source-specific facts; conversation-log phases: source_file, topic, conversation_date, query, phase_number, phase_name; reasoning patterns: pattern_id, pattern_type, success_score, usage_count, created_at, updated_at'),
   }),
   span: z.tuple([z.number().int(), z.number().int()]).describe('1-based inclusive line range'),
   relevance_score: z.number().min(0).max(1),
@@ -41,6 +43,25 @@ const matchSchema = z.object({
   match_type: z.enum(['SEMANTIC', 'SYNTACTIC', 'KEYWORD', 'FILE_PATTERN']),
   related_symbols: z.array(z.string()),
   explanation: z.array(z.string()),
+  git: z
+    .object({ status: z.enum(['tracked', 'untracked', 'unavailable']), commits: z.number().int().nullable(), last_modified: z.string().nullable() })
+    .optional()
+    .describe("Git history of the chunk's lines, computed at index time: commits touching them, last modification (ISO)"),
+  activation: z
+    .object({ score: z.number().min(0).max(1), accesses: z.number().int(), last_accessed: z.string().nullable() })
+    .optional()
+    .describe('How often and how recently the chunk was used (report_results_used) or changed; score normalised within this search'),
+  matched_symbol: z.string().optional().describe('The member an identifier query named inside this chunk (a class kept whole), e.g. BaseChunk.chunk_id'),
+  score_breakdown: z
+    .object({
+      final: z.number(),
+      bm25: z.object({ score: z.number(), reason: z.string(), exact: z.boolean() }).optional(),
+      semantic: z.object({ similarity: z.number(), reason: z.string() }).optional(),
+      activation: z.object({ score: z.number(), reason: z.string() }).optional(),
+      git: z.string().optional(),
+    })
+    .optional()
+    .describe('Why it ranked here: keyword (BM25) and semantic parts with their reasons, activation, git history'),
 });
 
 /** FR-014b `FindCodeResponseSummary` (plus Quarry's warnings, suggestions and index size). */
@@ -102,6 +123,18 @@ const indexStatusOutput = z.object({
   indexing_in_progress: z.boolean(),
   indexing: z.object({ pid: z.number(), host: z.string(), started_at: z.string() }).nullable(),
   problems: z.array(z.string()),
+  owner: z
+    .object({
+      kind: z.enum(['lsp', 'serve', 'mcp']),
+      pid: z.number(),
+      host: z.string(),
+      started_at: z.string(),
+      alive: z.boolean(),
+      this_process: z.boolean(),
+      mcp_url: z.string().nullable(),
+    })
+    .nullable()
+    .describe('The process that keeps this index fresh (.quarry/owner.json); other processes only read the index.'),
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -229,6 +262,8 @@ export interface QuarryToolOptions {
    */
   ready?: Promise<unknown>;
   readyWaitMs?: number;
+  /** Whether this process may index (false while another process owns the index); see memoryTools.ts. */
+  mayIndex?: () => boolean;
 }
 
 export interface FindCodeArgs {
@@ -286,6 +321,7 @@ export async function findCode(engine: Engine, args: FindCodeArgs): Promise<Find
 }
 
 export function registerQuarryTools(server: McpServer, engine: Engine, options: QuarryToolOptions = {}): void {
+  registerMemoryTools(server, engine, { mayIndex: options.mayIndex });
   const waitReady = async (): Promise<void> => {
     if (!options.ready) return;
     let timer: NodeJS.Timeout | undefined;
@@ -400,6 +436,7 @@ export function registerQuarryTools(server: McpServer, engine: Engine, options: 
     async () => {
       try {
         const s = await engine.status();
+        const owner = readOwner(engine.quarryDir);
         const out = {
           root: s.root,
           index_exists: s.exists,
@@ -414,11 +451,15 @@ export function registerQuarryTools(server: McpServer, engine: Engine, options: 
           indexing_in_progress: s.indexing !== null,
           indexing: s.indexing ? { pid: s.indexing.pid, host: s.indexing.host, started_at: s.indexing.startedAt } : null,
           problems: s.problems,
+          owner: owner
+            ? { kind: owner.kind, pid: owner.pid, host: owner.host, started_at: owner.startedAt, alive: owner.alive, this_process: owner.pid === process.pid, mcp_url: owner.mcpUrl ?? null }
+            : null,
         };
         const lines = [
           `Index of ${s.root}: ${s.exists ? `${s.files} files, ${s.chunks} chunks` : 'not built yet'}`,
           `Last indexed: ${s.lastIndexed ?? 'never'}${s.lastDurationMs !== null ? ` (${s.lastDurationMs} ms)` : ''}`,
           `Indexing in progress: ${s.indexing ? `yes (since ${s.indexing.startedAt}, pid ${s.indexing.pid})` : 'no'}`,
+          `Owner: ${owner ? `${describeOwner(owner)}${owner.pid === process.pid ? ', this process' : ''}${owner.alive ? '' : ' (gone: the next process to start takes over)'}` : 'none'}`,
           ...s.problems.map((p) => `Problem: ${p}`),
         ];
         return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: out };

@@ -67,26 +67,31 @@ describe('quarry CLI (separate processes over one on-disk index)', function () {
     assert.match(md.stdout, /```python/);
     const table = runCli(['search', 'issue_refund', '-p', root, '-l', '1']);
     assert.match(table.stdout, /^Found 1 matches/m);
-    assert.match(table.stdout, /1\. src\/refunds\.py:1-3 issue_refund/);
+    assert.match(table.stdout, /^File +\| Type +\| Name +\| Lines \| Score \| Commits +\| Last Modified$/m);
+    assert.match(table.stdout, /^src\/refunds\.py +\| function \| issue_refund +\| 1-3 +\| 1\.000 \| - \(untracked\) \| - \(untracked\)$/m);
+    const preview = runCli(['search', 'issue_refund', '-p', root, '-l', '1', '--preview']);
+    assert.match(preview.stdout, /^1\. src\/refunds\.py:1-3 issue_refund$/m);
+    assert.match(preview.stdout, /^ {3}def issue_refund/m);
   });
 
   it('--legacy prints the compact table and --show-scores the boxed breakdown (seed 003 FR-5.5, FR-6)', () => {
     const legacy = runCli(['search', 'issue_refund', '-p', root, '-l', '2', '--legacy']);
     assert.equal(legacy.status, 0, legacy.stderr);
-    const lines = legacy.stdout.trim().split('\n');
-    assert.match(lines[0], /^File\s+\| Type\s+\| Name\s+\| Lines \| Score$/);
-    assert.match(lines[1], /^refunds\.py\s+\| function \| issue_refund\s+\| 1-3\s+\| 1\.000$/);
+    assert.match(legacy.stdout, /^File\s+\| Type\s+\| Name\s+\| Lines \| Score$/m);
+    assert.match(legacy.stdout, /^src\/refunds\.py\s+\| function \| issue_refund\s+\| 1-3\s+\| 1\.000$/m);
     const boxes = runCli(['search', 'issue_refund', '-p', root, '-l', '1', '--show-scores']);
     assert.match(boxes.stdout, /^┌─ refunds\.py \| function \| issue_refund \(Lines 1-3\) ─+┐$/m);
     assert.match(boxes.stdout, /│ Final Score: 1\.000/);
-    assert.match(boxes.stdout, /└─ BM25: +[\d.]+ +\(exact keyword match on "issue_refund"\)/);
+    assert.match(boxes.stdout, /BM25: +[\d.]+ +⭐ \(exact keyword match on "issue_refund"\)/);
+    assert.match(boxes.stdout, /│ Git: untracked \(not in git\)/);
     assert.match(boxes.stdout, /^└─+┘$/m);
   });
 
   it('no results: exit 0 with suggestions', () => {
     const r = runCli(['search', 'xyzabc123', '-p', root]);
     assert.equal(r.status, 0);
-    assert.match(r.stdout, /No results found \(searched \d+ chunks across 3 files\)/);
+    assert.match(r.stdout, /^No relevant results found for "xyzabc123"\.$/m);
+    assert.match(r.stdout, /^Searched \d+ chunks across 3 files\.$/m);
     assert.match(r.stdout, /Languages available: python, typescript/);
   });
 

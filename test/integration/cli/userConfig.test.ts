@@ -100,7 +100,7 @@ describe('quarry CLI with a user-level config file', function () {
     const r = runCli(['config', '--show', '-p', project], { env: env() });
     assert.equal(r.status, 1);
     assert.equal(r.stdout, '');
-    assert.match(r.stderr, new RegExp(`^error: Invalid configuration in ${escape(userFile())}:$`, 'm'));
+    assert.match(r.stderr, new RegExp(`^Error: Invalid configuration in ${escape(userFile())}:$`, 'm'));
     assert.match(r.stderr, /^ {2}- bm25\.k1: .*\(got -1\)$/m);
     assert.match(r.stderr, /^ {2}- bm25: unknown key\(s\) 'bogus'$/m);
     assert.match(r.stderr, /^ {2}- retrieval\.fusion: .*\(got "magic"\)$/m);

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { Engine } from '../../../server/src/engine/engine';
 import { removeDir, tempDir, writeFiles } from '../../support/workspace';
 
@@ -98,5 +98,29 @@ describe('knowledge chunks through the engine (seed 003 FR-3)', function () {
     assert.equal(removed.filesRemoved, 1);
     const gone = await engine.search('conv-oauth-impl-2025-12-15-phase4');
     assert.ok(!gone.matches.some((m) => m.file.path === LOG));
+  });
+
+  it('indexes a knowledge folder outside the workspace under absolute paths, and drops its deleted logs', async () => {
+    const outside = tempDir('quarry-outside-conversations-');
+    try {
+      const log = join(outside, '2025', '12', 'deploy-2025-12-20.md');
+      writeFiles(outside, { '2025/12/deploy-2025-12-20.md': '# Conversation: Deploys\nQuery: how do canary deploys roll back?\n\n## Phase 1: Assessment\nA canary deploy rolls back when the error budget burns faster than planned.\n' });
+      writeFiles(root, { '.quarry/config.yml': `knowledge:\n  folders: [${JSON.stringify(outside)}]\n` });
+      await engine.close();
+      engine = await Engine.open(root, { embedding: null, reranker: null });
+      const summary = await engine.index();
+      assert.deepEqual(summary.errors, []);
+      const res = await engine.search('canary deploy rolls back');
+      const top = res.matches[0];
+      assert.equal(top.content.symbol, 'conv-deploy-2025-12-20-phase1');
+      assert.equal(top.file.path, log.split(sep).join('/'));
+      unlinkSync(log);
+      const again = await engine.index();
+      assert.equal(again.filesRemoved, 1);
+      assert.ok(again.warnings.some((w) => w.startsWith('No conversation logs found in')), again.warnings.join('\n'));
+      assert.ok(!(await engine.search('canary deploy rolls back')).matches.some((m) => m.content.symbol.startsWith('conv-deploy')));
+    } finally {
+      removeDir(outside);
+    }
   });
 });

@@ -139,7 +139,7 @@ describe('MCP over Streamable HTTP', function () {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), ['find_code', 'find_implementations', 'find_symbol', 'index_status']);
+      assert.deepEqual(tools.map((t) => t.name).sort(), ['find_code', 'find_implementations', 'find_symbol', 'index_status', 'record_pattern', 'report_pattern_use', 'report_results_used']);
       const r = (await client.callTool({ name: 'find_code', arguments: { query: 'formatPriceCents', max_results: 5 } })) as CallToolResult;
       assert.ok(!r.isError, JSON.stringify(r.content));
       const res = findCodeResponseSchema.parse(r.structuredContent);

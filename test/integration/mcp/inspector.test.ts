@@ -139,10 +139,10 @@ describe('MCP over stdio with the MCP Inspector CLI as the client (built server)
     if (root) removeDir(root);
   });
 
-  it('tools/list: the four tools, find_code with its input schema', async () => {
+  it('tools/list: the seven tools, find_code with its input schema', async () => {
     const r = await runInspector(inspector, server, ['--method', 'tools/list']);
     const { tools } = parseInspectorOutput<{ tools: ListedTool[] }>(r);
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['find_code', 'find_implementations', 'find_symbol', 'index_status']);
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['find_code', 'find_implementations', 'find_symbol', 'index_status', 'record_pattern', 'report_pattern_use', 'report_results_used']);
     const fc = tools.find((t) => t.name === 'find_code')!;
     assert.ok(fc.description && fc.description.length > 0);
     assert.equal(fc.inputSchema.type, 'object');

@@ -1,6 +1,6 @@
 /**
  * The MCP endpoint over stdio, end to end: the real SDK client spawns the real server process (tsx) on a temp copy
- * of the polyglot fixture and calls the four tools. Also checks that stdout carries nothing but protocol and that
+ * of the polyglot fixture and calls the seven tools. Also checks that stdout carries nothing but protocol and that
  * the server exits when the client closes.
  */
 import assert from 'node:assert/strict';
@@ -81,10 +81,10 @@ describe('MCP over stdio (real SDK client, real server process)', function () {
     return r.structuredContent as unknown as FindCode;
   }
 
-  it('lists the four tools with input and output schemas', async () => {
+  it('lists the seven tools with input and output schemas', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
-    assert.deepEqual(names, ['find_code', 'find_implementations', 'find_symbol', 'index_status']);
+    assert.deepEqual(names, ['find_code', 'find_implementations', 'find_symbol', 'index_status', 'record_pattern', 'report_pattern_use', 'report_results_used']);
     for (const t of tools) {
       assert.equal(t.inputSchema.type, 'object', t.name);
       assert.equal(t.outputSchema?.type, 'object', t.name);

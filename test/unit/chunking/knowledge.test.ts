@@ -4,11 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
+import { homedir } from 'node:os';
 import { chunk } from './helpers';
 import { QuarryConfigSchema } from '../../../server/src/engine/config/schema';
 import { conversationChunkId, dateIn, isConversationLog, parseConversationHeader, parsePhaseHeading } from '../../../server/src/engine/chunking/conversation';
-import { discoverKnowledge } from '../../../server/src/engine/indexer/knowledge';
+import { discoverKnowledge, knowledgeFolderPath } from '../../../server/src/engine/indexer/knowledge';
 import { expandChunkTypes } from '../../../server/src/engine/ranking/query';
 import type { Chunk } from '../../../server/src/engine/types';
 import { removeDir, tempDir } from '../../support/workspace';
@@ -135,7 +136,7 @@ describe('knowledge chunks: conversation logs (seed 003 FR-3)', () => {
     assert.equal(found.warnings.length, 3);
     assert.match(found.warnings[0], /^No conversation logs found in \.aurora\/logs\/conversations\//);
     assert.match(found.warnings[1], /^No conversation logs found in empty-logs\//);
-    assert.match(found.warnings[2], /outside the workspace/);
+    assert.match(found.warnings[2], /^No conversation logs found in \/.*\/elsewhere\/ \(the knowledge folder does not exist\)/, 'outside folders are looked up too');
     // and once a log exists (YYYY/MM/*.md, hidden folder), it is found without a warning
     mkdirSync(join(dir, '.aurora/logs/conversations/2025/12'), { recursive: true });
     writeFileSync(join(dir, '.aurora/logs/conversations/2025/12/a-2025-12-15.md'), log({ phases: phases([1]) }));
@@ -143,6 +144,23 @@ describe('knowledge chunks: conversation logs (seed 003 FR-3)', () => {
     const again = await discoverKnowledge(dir, config);
     assert.deepEqual(again.files.map((f) => [f.path, f.language]), [['.aurora/logs/conversations/2025/12/a-2025-12-15.md', 'markdown']]);
     assert.equal(again.warnings.filter((w) => w.includes('.aurora')).length, 0);
+  });
+
+  it('FR-3.2: a knowledge folder outside the workspace (~ expanded) is indexed under absolute paths; one containing the workspace is refused', async () => {
+    const outside = tempDir('quarry-outside-logs-');
+    try {
+      mkdirSync(join(outside, '2025/12'), { recursive: true });
+      writeFileSync(join(outside, '2025/12/auth-2025-12-15.md'), log({ phases: phases([1, 2]) }));
+      const config = QuarryConfigSchema.parse({ knowledge: { folders: [outside, '..'] } });
+      const found = await discoverKnowledge(dir, config);
+      const abs = join(outside, '2025/12/auth-2025-12-15.md').split(sep).join('/');
+      assert.deepEqual(found.files.map((f) => f.path), [abs]);
+      assert.equal(found.files[0].absPath, join(outside, '2025/12/auth-2025-12-15.md'));
+      assert.ok(found.warnings.some((w) => /Knowledge folder \.\. contains the workspace/.test(w)), found.warnings.join('\n'));
+      assert.equal(knowledgeFolderPath(dir, '~/notes'), join(homedir(), 'notes').split(sep).join('/'));
+    } finally {
+      removeDir(outside);
+    }
   });
 
   it('UT-KNOW-08: keeps UTF-8 text (emoji, accents) intact, with exact byte offsets', async () => {

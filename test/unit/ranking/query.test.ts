@@ -44,7 +44,7 @@ describe('query parser', () => {
     assert.throws(() => parseQuery('x ""'), /Empty phrase/);
     assert.throws(() => parseQuery('x lang:'), /needs a value/);
     assert.throws(() => parseQuery('x lang:cobol'), /Unknown language 'cobol'.*Known languages: .*python/);
-    assert.throws(() => parseQuery('x kind:functon'), /Invalid chunk type 'functon' in kind:\. Valid types: .*function/);
+    assert.throws(() => parseQuery('x kind:functon'), /Invalid chunk type 'functon'\. Valid types: function, method, class, code, reasoning, knowledge .*Did you mean 'function'\?.*in kind:/);
     assert.throws(() => parseQuery('lang:python'), /has filters but nothing to search for/);
     assert.throws(() => parseQuery('   '), /Empty query/);
   });
@@ -61,6 +61,6 @@ describe('query parser', () => {
   });
   it('expands chunk type groups with the seed 003 error for typos', () => {
     assert.deepEqual(expandChunkTypes(['FUNCTION', 'method'], '--type'), ['function', 'constructor', 'method']);
-    assert.throws(() => expandChunkTypes(['functon'], '--type'), /Invalid chunk type 'functon' in --type\. Valid types:/);
+    assert.throws(() => expandChunkTypes(['functon'], '--type'), /Invalid chunk type 'functon'\. Valid types: function, method, class, code, reasoning, knowledge \(finer kinds: .*constructor.*\)\. Did you mean 'function'\? \(in --type\)$/);
   });
 });

@@ -4,6 +4,8 @@
  * `find_code` serialize the same object.
  */
 
+import type { ScoreBreakdown } from './breakdown';
+
 export type CodeMatchType = 'SEMANTIC' | 'SYNTACTIC' | 'KEYWORD' | 'FILE_PATTERN';
 export type SearchStrategy = 'HYBRID_SEARCH' | 'SEMANTIC_RERANK' | 'SPARSE_ONLY' | 'DENSE_ONLY' | 'KEYWORD_FALLBACK';
 
@@ -48,6 +50,24 @@ export interface CodeMatch {
   related_symbols: string[];
   /** One line per ranking effect: what it did, by how much, why. */
   explanation: string[];
+  /**
+   * Git history of the chunk's lines (seed 003 FR-5.3/5.4), computed at index time: commits touching them and the
+   * last modification (ISO). `untracked`: not in git; `unavailable`: git failed. Absent for knowledge and reasoning
+   * chunks and before the git pass has run.
+   */
+  git?: { status: 'tracked' | 'untracked' | 'unavailable'; commits: number | null; last_modified: string | null };
+  /**
+   * Activation (seed 003 FR-6.4): `score` normalised within this search's candidates, times the chunk was opened
+   * or reported used, and the last time (ISO). Absent when nothing is known about the chunk.
+   */
+  activation?: { score: number; accesses: number; last_accessed: string | null };
+  /**
+   * For an identifier query that names a member of this chunk rather than its main symbol (a small class is kept
+   * whole, so `chunk_id` finds `BaseChunk`): the member, qualified (`BaseChunk.chunk_id`).
+   */
+  matched_symbol?: string;
+  /** The FR-6 breakdown shown by `--show-scores`, tooltips and MCP text (api/breakdown.ts); with explanations only. */
+  score_breakdown?: ScoreBreakdown;
 }
 
 export interface FindCodeResponseSummary {

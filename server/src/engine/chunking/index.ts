@@ -13,6 +13,8 @@ import { languageDefinition } from './languages/registry';
 import { initParser, loadGrammar, parserFor } from './parser';
 import { chunkMarkdown, chunkText } from './text';
 import { chunkConversation } from './conversation';
+import { chunkPatternLog } from './patterns';
+import { REASONING_LANGUAGE } from '../memory/patterns';
 
 export interface ChunkInput {
   /** Workspace-relative path with forward slashes. */
@@ -34,6 +36,7 @@ export async function chunkFile(input: ChunkInput, config: ChunkingConfig): Prom
   const src = new SourceText(input.content);
   const info = languageById(input.language);
   let drafts: ChunkDraft[] | null = null;
+  if (input.language === REASONING_LANGUAGE) return finalizeChunks(input.path, input.language, src, chunkPatternLog(src));
   if (info?.grammar) drafts = await astDrafts(input, info.grammar, src, config);
   if (!drafts && info?.textChunker === 'markdown') drafts = chunkConversation(src, input.path, config) ?? chunkMarkdown(src, config);
   if (!drafts) drafts = chunkText(src, config);

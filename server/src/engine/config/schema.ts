@@ -136,6 +136,15 @@ export const RankingConfigSchema = z
       .object({ identifier: z.number().min(0).max(1), natural: z.number().min(0).max(1) })
       .strict()
       .default({ identifier: 0.8, natural: 0.6 }),
+    /**
+     * Activation (accesses and git history, memory/activation.ts): a candidate's score is multiplied by
+     * 1 + boost × its activation min-max normalised within the search's candidates (0 = off). Small on purpose:
+     * it breaks near-ties toward what is used and changed, it does not override relevance.
+     */
+    activationBoost: z
+      .object({ identifier: z.number().min(0).max(1), natural: z.number().min(0).max(1) })
+      .strict()
+      .default({ identifier: 0.05, natural: 0.1 }),
   })
   .strict();
 
@@ -152,6 +161,21 @@ export const KnowledgeConfigSchema = z
   })
   .strict();
 
+/**
+ * Git metadata per code chunk (seed 003 FR-5.3, FR-5.4): commit count and last change of each chunk's lines, from one
+ * `git blame` per tracked file, computed while indexing (never while searching).
+ */
+export const GitConfigSchema = z
+  .object({
+    /** Compute git metadata (commits, last modified) for code chunks. Off: none is kept. */
+    metadata: z.boolean().default(true),
+    /** A file whose `git blame` takes longer is killed and gets status `unavailable`. */
+    blameTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+    /** Files blamed at once (never more than the CPU count). */
+    concurrency: z.number().int().min(1).max(64).default(8),
+  })
+  .strict();
+
 export const QuarryConfigSchema = z
   .object({
     discovery: DiscoveryConfigSchema.default(DiscoveryConfigSchema.parse({})),
@@ -162,6 +186,7 @@ export const QuarryConfigSchema = z
     rerank: RerankConfigSchema.default(RerankConfigSchema.parse({})),
     ranking: RankingConfigSchema.default(RankingConfigSchema.parse({})),
     knowledge: KnowledgeConfigSchema.default(KnowledgeConfigSchema.parse({})),
+    git: GitConfigSchema.default(GitConfigSchema.parse({})),
   })
   .strict();
 
@@ -173,6 +198,7 @@ export type RetrievalConfig = z.infer<typeof RetrievalConfigSchema>;
 export type RankingConfig = z.infer<typeof RankingConfigSchema>;
 export type FieldWeights = z.infer<typeof FieldWeightsSchema>;
 export type KnowledgeConfig = z.infer<typeof KnowledgeConfigSchema>;
+export type GitConfig = z.infer<typeof GitConfigSchema>;
 
 export function defaultConfig(): QuarryConfig {
   return QuarryConfigSchema.parse({});

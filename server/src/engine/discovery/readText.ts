@@ -18,6 +18,8 @@ export interface ReadTextOptions {
   maxFileSizeBytes?: number;
   /** A line longer than this in a file with few lines marks it minified (default 1000). */
   minifiedLineLength?: number;
+  /** False for files whose long lines are expected (Quarry's own JSON-lines memory): no minified check. */
+  detectMinified?: boolean;
 }
 
 /** Average line length above which a (non-tiny) file counts as minified. */
@@ -95,7 +97,7 @@ export async function readTextFile(absPath: string, opts: ReadTextOptions = {}):
   }
   if (hasBinaryControls(text)) return { skip: 'binary', detail: 'binary content' };
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (looksMinified(text, opts.minifiedLineLength ?? 1000)) return { skip: 'minified', detail: 'very long lines' };
+  if (opts.detectMinified !== false && looksMinified(text, opts.minifiedLineLength ?? 1000)) return { skip: 'minified', detail: 'very long lines' };
   const bom = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
   return bom ? { text, bom } : { text };
 }

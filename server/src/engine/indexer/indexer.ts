@@ -18,6 +18,7 @@ import { lexicalDocForChunk } from './lexicalDoc';
 import { discoverKnowledge, isKnowledgePath, knowledgeFile } from './knowledge';
 import { tally } from '../counts';
 import { IMPLICIT_KINDS, refreshGoImplicitConformances, type GoImplicitSummary } from './goImplicit';
+import { memoryFile, isMemoryPath } from './memorySources';
 
 export interface IndexProgress {
   phase: 'discovering' | 'indexing' | 'finalizing';
@@ -77,6 +78,8 @@ export interface IndexOptions {
   onProgress?: (p: IndexProgress) => void;
   /** Files per committed batch. */
   batchSize?: number;
+  /** Receives the paths whose chunks each committed batch replaced (the git metadata pass recomputes them). */
+  onReplaced?: (paths: readonly string[]) => void;
   /** Receives each committed batch (the FR-034 checkpoint). */
   checkpoint?: { batch(paths: string[], chunks: number, errors: string[]): void; tick(): void };
   /**
@@ -127,6 +130,11 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     const knowledge = await discoverKnowledge(root, config);
     knowledgeWarnings.push(...knowledge.warnings);
     mergeKnowledge(found, knowledge.files, knowledge.skipped, knowledge.folders);
+  }
+  // The agents' pattern log (reasoning chunks, seed 003 FR-4) lives under .quarry/, which discovery never enters.
+  if (!options.paths) {
+    const memory = await memoryFile(root);
+    if (memory) found.files = [...found.files, memory].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
   progress.filesDiscovered = found.files.length;
   if (found.files.length > config.discovery.maxFiles) throw new CodebaseTooLargeError(found.files.length, config.discovery.maxFiles);
@@ -199,6 +207,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
       summary.chunksRemoved += lexical.removePaths(replaced);
       lexical.add(chunks.map(lexicalDocForChunk));
       await lexical.commit();
+      options.onReplaced?.(replaced);
     }
     await store.putFiles([...fileRecords, ...touchOnly]);
     summary.chunksCreated += chunks.length;
@@ -249,6 +258,13 @@ function mergeKnowledge(found: DiscoveryResult, files: DiscoveredFile[], skipped
 async function classifyPaths(root: string, config: QuarryConfig, paths: string[]): Promise<DiscoveryResult> {
   const result: DiscoveryResult = { files: [], skipped: [], unknownExtensions: {}, totalSeen: 0 };
   for (const p of [...new Set(paths)].sort()) {
+    if (isMemoryPath(p)) {
+      // the pattern log: indexed while it exists; gone = its reasoning chunks go
+      const m = await memoryFile(root);
+      result.totalSeen++;
+      if (m) result.files.push(m);
+      continue;
+    }
     if (config.knowledge.folders.length && isKnowledgePath(root, config, p)) {
       // a Markdown file of a knowledge folder: indexed even where discovery's rules would skip it
       const k = await knowledgeFile(root, p, config);
@@ -279,9 +295,13 @@ async function processFile(file: DiscoveredFile, previous: FileRecord | undefine
   for (let attempt = 0; attempt < 2; attempt++) {
     let text: string;
     try {
+      const memory = isMemoryPath(file.path);
       const read = await readTextFile(file.absPath, {
-        maxFileSizeBytes: target.config.discovery.maxFileSizeBytes,
+        // the pattern log is compacted (memory/patterns.ts) but may outgrow the limits meant for source files,
+        // and its one-event-per-line JSON would look minified
+        maxFileSizeBytes: memory ? Math.max(64 * 1048576, target.config.discovery.maxFileSizeBytes) : target.config.discovery.maxFileSizeBytes,
         minifiedLineLength: target.config.discovery.minifiedLineLength,
+        detectMinified: !memory,
       });
       if ('skip' in read) {
         bump(summary.skippedByReason as Record<string, number>, read.skip);

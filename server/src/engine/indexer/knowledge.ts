@@ -3,11 +3,15 @@
  * whose Markdown files are indexed even when discovery would skip them (gitignored, hidden such as
  * `.aurora/logs/conversations`). Walked recursively (`YYYY/MM/*.md`); symbolic links are not followed; `.git`,
  * `.quarry`, `node_modules` and `__pycache__` are never entered; files over `discovery.maxFileSizeBytes` are skipped
- * as `too-large`. A folder that is missing, empty or outside the workspace is a warning, never a failure.
+ * as `too-large`. A folder that is missing or empty is a warning, never a failure. Folders outside the workspace
+ * (`~/.aurora/logs/conversations`) are indexed under their absolute paths (forward slashes); the doors resolve result
+ * paths against the workspace, so an absolute one stays itself. Their files are refreshed by index runs (editor file
+ * events only cover the workspace).
  * Conversation logs are recognised by their content (chunking/conversation.ts), so these folders only widen what is
  * read; they do not change how a file is chunked.
  */
 import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { QuarryConfig } from '../config/schema';
 import type { DiscoveredFile, SkippedFile } from '../types';
@@ -23,12 +27,19 @@ export interface KnowledgeDiscovery {
   warnings: string[];
 }
 
-/** A configured folder as a workspace-relative forward-slash path; undefined when it leaves the workspace. */
+/**
+ * A configured folder as the path its files are indexed under: workspace-relative (forward slashes) inside the
+ * workspace, absolute (forward slashes, `~` expanded) outside it — e.g. `~/.aurora/logs/conversations` (seed 003
+ * FR-3.2). Undefined for a folder that contains the workspace (it would index the workspace twice).
+ */
 export function knowledgeFolderPath(root: string, folder: string): string | undefined {
-  const abs = path.resolve(root, folder);
+  const expanded = folder === '~' || folder.startsWith('~/') || folder.startsWith('~\\') ? path.join(os.homedir(), folder.slice(1)) : folder;
+  const abs = path.resolve(root, expanded);
   const rel = path.relative(root, abs).split(path.sep).join('/');
-  if (rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
-  return rel;
+  if (!rel.startsWith('..') && !path.isAbsolute(rel)) return rel;
+  const toRoot = path.relative(abs, root);
+  if (!toRoot.startsWith('..') && !path.isAbsolute(toRoot)) return undefined;
+  return abs.split(path.sep).join('/');
 }
 
 /** The configured folder that contains the workspace-relative `rel`, if any ('' = the workspace itself). */
@@ -52,13 +63,13 @@ export async function discoverKnowledge(root: string, config: QuarryConfig): Pro
   for (const configured of config.knowledge.folders) {
     const folder = knowledgeFolderPath(root, configured);
     if (folder === undefined) {
-      out.warnings.push(`Knowledge folder ${configured} is outside the workspace and was not indexed (only folders inside the project are supported).`);
+      out.warnings.push(`Knowledge folder ${configured} contains the workspace and was not indexed; name a folder of notes or logs instead.`);
       continue;
     }
     const shown = `${folder || '.'}/`;
     let stat;
     try {
-      stat = await fs.stat(path.join(root, folder));
+      stat = await fs.stat(path.resolve(root, folder));
     } catch {
       out.warnings.push(`No conversation logs found in ${shown} (the knowledge folder does not exist).`);
       continue;
@@ -81,7 +92,7 @@ export async function discoverKnowledge(root: string, config: QuarryConfig): Pro
 async function walk(root: string, dir: string, config: QuarryConfig, out: KnowledgeDiscovery, seen: Set<string>): Promise<void> {
   let entries;
   try {
-    entries = await fs.readdir(path.join(root, dir), { withFileTypes: true });
+    entries = await fs.readdir(path.resolve(root, dir), { withFileTypes: true });
   } catch (e) {
     out.skipped.push({ path: dir, reason: 'unreadable', detail: (e as NodeJS.ErrnoException).code ?? String(e) });
     return;
@@ -102,7 +113,7 @@ async function walk(root: string, dir: string, config: QuarryConfig, out: Knowle
 
 /** One file of a knowledge folder, classified: accepted, too large, or unreadable (gone). */
 export async function knowledgeFile(root: string, rel: string, config: QuarryConfig): Promise<DiscoveredFile | SkippedFile> {
-  const absPath = path.join(root, rel);
+  const absPath = path.resolve(root, rel);
   try {
     const st = await fs.lstat(absPath);
     if (!st.isFile()) return { path: rel, reason: 'unreadable', detail: 'not a regular file' };

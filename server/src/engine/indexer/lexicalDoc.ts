@@ -28,7 +28,8 @@ export function lexicalDocForChunk(chunk: Chunk): LexicalDoc {
       symbols: nameTokens(names),
       ident: identifierTokens(text),
       body: partTokens(text),
-      path: partTokens(chunk.path),
+      // reasoning patterns all live in one log file: its path says nothing about them, their type does
+      path: chunk.source === 'memory' ? partTokens(chunk.container) : partTokens(chunk.path),
       stem: stemTokens(text),
     },
   };

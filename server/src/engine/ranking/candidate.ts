@@ -9,6 +9,17 @@ import type { ParsedQuery } from './query';
 import type { RankingConfig } from '../config/schema';
 import type { DetectedIntents, IntentAnnotations } from './intents';
 
+export interface ActivationFacts {
+  /** ACT-R base-level activation; undefined without evidence. */
+  raw?: number;
+  /** Normalised within the search's candidates, [0, 1] (set by the activation stage). */
+  normalized?: number;
+  accesses: number;
+  lastAccessMs?: number;
+  /** Git history of the chunk's lines (index time). */
+  git?: { status: 'tracked' | 'untracked' | 'unavailable'; commits: number; lastModifiedMs: number; computedAt?: number };
+}
+
 export interface Candidate {
   id: string;
   path: string;
@@ -25,6 +36,11 @@ export interface Candidate {
    * within a group, score decides. Undefined = 0.
    */
   group?: number;
+  /**
+   * Activation evidence (filled by the engine before the stages: accesses, git history) and, after the activation
+   * stage, its value min-max normalised within the candidates.
+   */
+  activation?: ActivationFacts;
   /** What the intent stages did (seed 004: similarity_score, intent_bonus, rule; FR-019 factor). */
   intent?: IntentAnnotations;
   explanation: string[];
@@ -61,6 +77,8 @@ export interface StageContext {
   stats: IndexStats;
   /** Intents detected once per search (or given explicitly); the intent stages read them. */
   intent?: DetectedIntents;
+  /** True when staged fusion already weighed activation in (the activation stage then only normalises). */
+  stagedActivation?: boolean;
 }
 
 export interface Stage {

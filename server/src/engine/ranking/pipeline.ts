@@ -2,7 +2,7 @@
  * The ranking pipeline: the ordered list of named stages a search runs after retrieval. Each stage is small,
  * tested on its own, writes one explanation line per effect, and can be switched off (benchmark ablations).
  *
- *   bm25 (explain) → symbol-boosts → information-intent → code-intent → test-demotion → protocol-in-top-3
+ *   bm25 (explain) → symbol-boosts → information-intent → code-intent → activation → test-demotion → protocol-in-top-3
  *   → phrase-partition
  *   → exclude-tests → language-filter → path-filter → type-filter → exclude-words
  */
@@ -12,6 +12,7 @@ import { excludeTestsStage, excludeWordsStage, languageFilterStage, pathFilterSt
 import { phrasePartitionStage } from './stages/phrases';
 import { protocolInTopStage, symbolBoostStage } from './stages/symbolBoosts';
 import { testDemotionStage } from './stages/testDemotion';
+import { activationStage } from './stages/activation';
 import { codeIntentStage, informationIntentStage } from './intents';
 
 export function defaultStages(): Stage[] {
@@ -20,6 +21,7 @@ export function defaultStages(): Stage[] {
     symbolBoostStage,
     informationIntentStage(),
     codeIntentStage(),
+    activationStage,
     testDemotionStage,
     protocolInTopStage,
     phrasePartitionStage,

@@ -31,10 +31,25 @@ export const CHUNK_TYPE_GROUPS: Record<string, readonly string[]> = {
   class: ['class', 'struct', 'enum', 'interface', 'protocol', 'trait', 'extension', 'impl', 'type_alias'],
   code: ['code', 'variable', 'module', 'namespace'],
   knowledge: ['section', 'text'],
+  reasoning: ['reasoning'],
 };
+
+/** Seed 003 FR-7.1's types, in its order. */
+export const CHUNK_TYPES = ['function', 'method', 'class', 'code', 'reasoning', 'knowledge'] as const;
 
 export function validChunkTypes(): string[] {
   return [...new Set([...Object.keys(CHUNK_TYPE_GROUPS), ...CHUNK_KINDS])].sort();
+}
+
+/** Levenshtein distance, for "did you mean" hints. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
 }
 
 export interface QueryFilters {
@@ -133,7 +148,14 @@ export function expandChunkTypes(types: readonly string[], source: string): stri
   const out = new Set<string>();
   for (const t of types) {
     const key = t.toLowerCase();
-    if (!valid.includes(key)) throw new QueryError(`Invalid chunk type '${t}' in ${source}. Valid types: ${valid.join(', ')}`);
+    if (!valid.includes(key)) {
+      const finer = valid.filter((v) => !(CHUNK_TYPES as readonly string[]).includes(v));
+      const near = valid.map((v) => [v, editDistance(key, v)] as const).filter(([, d]) => d <= 2).sort((x, y) => x[1] - y[1])[0];
+      throw new QueryError(
+        `Invalid chunk type '${t}'. Valid types: ${CHUNK_TYPES.join(', ')}` +
+          ` (finer kinds: ${finer.join(', ')}).${near ? ` Did you mean '${near[0]}'?` : ''} (in ${source})`,
+      );
+    }
     for (const k of CHUNK_TYPE_GROUPS[key] ?? [key]) out.add(k);
   }
   return [...out];
@@ -235,6 +257,8 @@ export function lexicalTerms(q: ParsedQuery, weights: { identifier: FieldWeights
     // The whole name (and for `A.b`, also `b` and `A`), never its parts.
     const segments = q.text.split(/\.|::|#/).filter(Boolean);
     names(segments.length > 1 ? [...segments, q.text] : segments);
+    // `get.user.data` may also be a name spelled with dots (seed 003 ST-18): the joined name in any convention
+    if (segments.length > 1) for (const field of ['name', 'symbols'] as const) push(field, [looseNameToken(segments.join(''))]);
   } else {
     // Parts of every word, plus the whole name of words that look like identifiers (`parseConfig`) and of a
     // recognised form's target (`ChunkStore` in "what implements ChunkStore").

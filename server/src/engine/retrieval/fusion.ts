@@ -57,7 +57,7 @@ export interface StagedCandidate {
   bm25: number;
   /** Cosine similarity; undefined when the chunk has no vector yet (scored as the candidates' minimum). */
   semantic?: number;
-  /** Activation (access frequency / recency); 0 when unknown. */
+  /** ACT-R base-level activation (memory/activation.ts); undefined without evidence (counted below the rest). */
   activation?: number;
 }
 
@@ -84,7 +84,11 @@ export function stageTwo(candidates: readonly StagedCandidate[], weights: Staged
   const known = sems.filter((s): s is number => s !== undefined);
   const floor = known.length ? Math.min(...known) : 0;
   const semantic = sems.map((s) => s ?? floor);
-  const activation = candidates.map((c) => c.activation ?? 0);
+  // activation is a log (it can be negative): a candidate without evidence counts below every one with some
+  const acts = candidates.map((c) => c.activation);
+  const knownActs = acts.filter((a): a is number => a !== undefined);
+  const actFloor = knownActs.length ? Math.min(...knownActs) - 1 : 0;
+  const activation = acts.map((a) => a ?? actFloor);
   const bm25Norm = minMax(candidates.map((c) => c.bm25));
   const semNorm = minMax(semantic);
   const actNorm = minMax(activation);

@@ -30,6 +30,8 @@ export interface RetrievalContext {
   retrieval: RetrievalConfig;
   /** Durations of the store's operations (kNN, hydration) and of query embeddings, for the FR-041 metrics. */
   timings?: { vectorStore(ms: number): void; embedding(ms: number): void };
+  /** Raw activation of chunks (accesses, git history) for staged fusion's stage 2; absent = none. */
+  activationOf?: (ids: string[]) => Promise<Map<string, number>>;
 }
 
 /** Runs `op` and reports its duration to `report` (when given). */
@@ -230,8 +232,9 @@ async function staged(
   const sims = new Map(denseHits.map((d) => [d.chunk.contentHash, d.similarity]));
   const needed = [...new Set(chunks.map((c) => c.contentHash).filter((h) => !sims.has(h)))];
   for (const [h, v] of await ctx.dense!.vectors.vectorsOf(needed)) sims.set(h, cosine(qvec, v));
+  const activation = (await ctx.activationOf?.(stage1.map((h) => h.id))) ?? new Map<string, number>();
   const scored = stageTwo(
-    stage1.map((h) => ({ id: h.id, bm25: h.score, semantic: sims.get(hashOf.get(h.id) ?? '') })),
+    stage1.map((h) => ({ id: h.id, bm25: h.score, semantic: sims.get(hashOf.get(h.id) ?? ''), activation: activation.get(h.id) })),
     cfg.stagedWeights,
   );
   const byId = new Map(stage1.map((h) => [h.id, h]));

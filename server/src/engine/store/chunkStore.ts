@@ -7,6 +7,8 @@
  *                   the declaring chunk's kind for declared conformances, or a derived kind ('implicit...': Go types
  *                   whose method sets satisfy an interface, computed after indexing by indexer/goImplicit.ts)
  * - `files`         (path, size, mtime_ms, hash, language, chunk_count, indexed_at) for incremental updates
+ * - `chunk_git`     (chunk_id, path, status, commits, last_modified, computed_at): git metadata per code chunk (seed 003
+ *                   FR-5.3/5.4), written after indexing by indexer/gitMetadata.ts; btree indexes on chunk_id and path
  *
  * Every write goes through one serialized queue (STACK.md: concurrent mergeInserts duplicate rows);
  * across processes, the indexer's lock keeps a single writer. Files are replaced per path: delete the
@@ -17,6 +19,7 @@ import { Field, List, Schema, Utf8, Int32, Float64 } from 'apache-arrow';
 import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Chunk, ChunkKind, ChunkMetadata, ChunkSource, SemanticClass } from '../types';
+import type { ChunkGitInfo, GitStatus } from '../git/metadata';
 import { WriteQueue } from './writeQueue';
 import { tally } from '../counts';
 import { VectorStore } from './vectorStore';
@@ -24,8 +27,9 @@ import { VectorStore } from './vectorStore';
 /**
  * Bump when the table layout changes: an index with another version is rebuilt (it is a cache).
  * 2: `chunks.metadata` (JSON of `Chunk.metadata`, '' when none) for conversation-log knowledge chunks.
+ * 3: the `chunk_git` table (git metadata per code chunk).
  */
-export const STORE_SCHEMA_VERSION = 2;
+export const STORE_SCHEMA_VERSION = 3;
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 const strList = (name: string) => new Field(name, new List(new Field('item', new Utf8(), true)), false);
@@ -40,6 +44,8 @@ const CHUNKS_SCHEMA = new Schema([
 ]);
 const CONFORMANCES_SCHEMA = new Schema([str('chunk_id'), str('protocol_name'), str('path'), str('type_name'), str('kind')]);
 const FILES_SCHEMA = new Schema([str('path'), f64('size'), f64('mtime_ms'), str('hash'), str('language'), i32('chunk_count'), f64('indexed_at')]);
+/** commits: -1 unless status is 'tracked'; last_modified: ms since the epoch, 0 when unknown; computed_at: ms. */
+const CHUNK_GIT_SCHEMA = new Schema([str('chunk_id'), str('path'), str('status'), i32('commits'), f64('last_modified'), f64('computed_at')]);
 
 export interface FileRecord {
   path: string;
@@ -49,6 +55,21 @@ export interface FileRecord {
   language: string;
   chunkCount: number;
   indexedAt: number;
+}
+
+/** A chunk's stored git metadata (see git/metadata.ts for the statuses) and when it was computed. */
+export interface ChunkGitRow extends ChunkGitInfo {
+  /** When the row was computed (ms since the epoch): metadata older than a week may be stale (seed 003 6.4). */
+  computedAt: number;
+}
+
+/** Where a chunk's lines are (`chunkSpansOf`): enough to compute its git metadata. Lines are 1-based, inclusive. */
+export interface ChunkSpan {
+  id: string;
+  path: string;
+  startLine: number;
+  endLine: number;
+  kind: string;
 }
 
 export interface ConformanceRow {
@@ -105,6 +126,7 @@ export class ChunkStore {
     private readonly chunks: lancedb.Table,
     private readonly conformances: lancedb.Table,
     private readonly files: lancedb.Table,
+    private readonly chunkGit: lancedb.Table,
   ) {}
 
   /**
@@ -135,7 +157,8 @@ export class ChunkStore {
     const chunks = await table('chunks', CHUNKS_SCHEMA);
     const conformances = await table('conformances', CONFORMANCES_SCHEMA);
     const files = await table('files', FILES_SCHEMA);
-    const store = new ChunkStore(dir, db, chunks, conformances, files);
+    const chunkGit = await table('chunk_git', CHUNK_GIT_SCHEMA);
+    const store = new ChunkStore(dir, db, chunks, conformances, files, chunkGit);
     return { store, recreated };
   }
 
@@ -145,6 +168,7 @@ export class ChunkStore {
       await this.chunks.delete('true');
       await this.conformances.delete('true');
       await this.files.delete('true');
+      await this.chunkGit.delete('true');
     });
   }
 
@@ -193,6 +217,7 @@ export class ChunkStore {
         await this.chunks.delete(where);
         await this.conformances.delete(where);
         await this.files.delete(where);
+        await this.chunkGit.delete(where);
       }
     });
   }
@@ -238,6 +263,87 @@ export class ChunkStore {
   async allChunkIds(): Promise<string[]> {
     const rows = await this.chunks.query().select(['id']).limit(Number.MAX_SAFE_INTEGER).toArray();
     return rows.map((r) => String(r.id));
+  }
+
+  /**
+   * Where every chunk (or the chunks of `paths`) lies: id, path, lines and kind, read column-wise (the git metadata pass
+   * reads every chunk of the index).
+   */
+  async chunkSpansOf(paths?: readonly string[]): Promise<ChunkSpan[]> {
+    if (paths && !paths.length) return [];
+    const cols = ['id', 'path', 'start_line', 'end_line', 'kind'];
+    const wheres: Array<string | undefined> = paths ? batches(paths, 500).map((group) => `path IN ${sqlList(group)}`) : [undefined];
+    const out: ChunkSpan[] = [];
+    for (const where of wheres) {
+      const q = this.chunks.query().select(cols).limit(Number.MAX_SAFE_INTEGER);
+      for await (const rb of where ? q.where(where) : q) {
+        const [id, path, start, end, kind] = cols.map((c) => rb.getChild(c)!);
+        for (let i = 0; i < rb.numRows; i++) {
+          out.push({ id: String(id.get(i)), path: String(path.get(i)), startLine: Number(start.get(i)), endLine: Number(end.get(i)), kind: String(kind.get(i)) });
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Replaces the git metadata of these paths: deletes their rows, then adds `rows` (which should belong to these
+   * paths), stamped with `computedAt`.
+   */
+  async replaceGitRows(paths: readonly string[], rows: readonly ChunkGitInfo[], computedAt = Date.now()): Promise<void> {
+    if (!paths.length && !rows.length) return;
+    await this.queue.run(async () => {
+      for (const group of batches(paths, 500)) await this.chunkGit.delete(`path IN ${sqlList(group)}`);
+      for (const group of batches(rows, 5000)) {
+        await this.chunkGit.add(
+          group.map((r) => ({
+            chunk_id: r.chunkId, path: r.path, status: r.status, commits: r.status === 'tracked' ? r.commits : -1,
+            last_modified: r.lastModifiedMs, computed_at: computedAt,
+          })),
+        );
+      }
+    });
+  }
+
+  /** Drops the git metadata of these paths (their chunks stay). */
+  async deleteGitPaths(paths: readonly string[]): Promise<void> {
+    if (!paths.length) return;
+    await this.queue.run(async () => {
+      for (const group of batches(paths, 500)) await this.chunkGit.delete(`path IN ${sqlList(group)}`);
+    });
+  }
+
+  /** Drops all git metadata (the `git.metadata` setting turned off). */
+  async clearGitRows(): Promise<void> {
+    await this.queue.run(() => this.chunkGit.delete('true'));
+  }
+
+  /**
+   * Git metadata of these chunks, in the order asked; chunks without a row are skipped (not computed yet, or not code:
+   * knowledge and reasoning chunks never have one).
+   */
+  async gitRowsOf(chunkIds: readonly string[]): Promise<ChunkGitRow[]> {
+    if (!chunkIds.length) return [];
+    const byId = new Map<string, ChunkGitRow>();
+    for (const group of batches(chunkIds, 200)) {
+      const rows = await this.chunkGit.query().where(`chunk_id IN ${sqlList(group)}`).limit(group.length * 4).toArray();
+      for (const r of rows) byId.set(String(r.chunk_id), rowToGit(r));
+    }
+    return chunkIds.map((id) => byId.get(id)).filter((r): r is ChunkGitRow => r !== undefined);
+  }
+
+  /** (chunk id, path, status) of every git row, read column-wise (deciding which files to refresh). */
+  async gitRowIndex(): Promise<Array<{ chunkId: string; path: string; status: GitStatus }>> {
+    const out: Array<{ chunkId: string; path: string; status: GitStatus }> = [];
+    for await (const rb of this.chunkGit.query().select(['chunk_id', 'path', 'status']).limit(Number.MAX_SAFE_INTEGER)) {
+      const [id, path, status] = ['chunk_id', 'path', 'status'].map((c) => rb.getChild(c)!);
+      for (let i = 0; i < rb.numRows; i++) out.push({ chunkId: String(id.get(i)), path: String(path.get(i)), status: String(status.get(i)) as GitStatus });
+    }
+    return out;
+  }
+
+  async countGitRows(): Promise<number> {
+    return this.chunkGit.countRows();
   }
 
   /** Conformance lookup by protocol name (uses the btree index on protocol_name once built). */
@@ -380,13 +486,14 @@ export class ChunkStore {
   }
 
   /** Columns with a scalar index, per table (status and tests). */
-  async scalarIndexes(): Promise<Record<'chunks' | 'conformances' | 'files', string[]>> {
+  async scalarIndexes(): Promise<Record<'chunks' | 'conformances' | 'files' | 'chunk_git', string[]>> {
     const cols = async (t: lancedb.Table) => (await t.listIndices()).flatMap((ix) => ix.columns);
-    return { chunks: await cols(this.chunks), conformances: await cols(this.conformances), files: await cols(this.files) };
+    return { chunks: await cols(this.chunks), conformances: await cols(this.conformances), files: await cols(this.files), chunk_git: await cols(this.chunkGit) };
   }
 
   /**
-   * Builds missing scalar indexes (id, path on chunks; protocol_name on conformances; path on files)
+   * Builds missing scalar indexes (id, path on chunks; protocol_name on conformances; path on files; chunk_id, path on
+   * chunk_git)
    * and compacts / prunes old versions. Called after an indexing run, not per write.
    */
   async maintain(): Promise<void> {
@@ -402,8 +509,10 @@ export class ChunkStore {
       await ensure(this.chunks, 'content_hash');
       await ensure(this.conformances, 'protocol_name');
       await ensure(this.files, 'path');
+      await ensure(this.chunkGit, 'chunk_id');
+      await ensure(this.chunkGit, 'path');
       const olderThan = new Date(Date.now() - 60_000);
-      for (const table of [this.chunks, this.conformances, this.files]) {
+      for (const table of [this.chunks, this.conformances, this.files, this.chunkGit]) {
         for (let attempt = 0; attempt < 3; attempt++) {
           try {
             await table.optimize({ cleanupOlderThan: olderThan });
@@ -422,8 +531,16 @@ export class ChunkStore {
     this.chunks.close();
     this.conformances.close();
     this.files.close();
+    this.chunkGit.close();
     this.db.close();
   }
+}
+
+function rowToGit(r: Record<string, unknown>): ChunkGitRow {
+  return {
+    chunkId: String(r.chunk_id), path: String(r.path), status: String(r.status) as GitStatus, commits: Number(r.commits),
+    lastModifiedMs: Number(r.last_modified), computedAt: Number(r.computed_at),
+  };
 }
 
 function chunkToRow(c: Chunk): Record<string, unknown> {

@@ -158,6 +158,11 @@ export class LexicalIndex {
     list.push([seg, d]);
   }
 
+  /** Generation of the manifest this instance last loaded or committed (another process's commit raises the file's). */
+  get committedGeneration(): number {
+    return this.generation;
+  }
+
   /** Live documents (committed; pending additions are not searchable until commit). */
   get documentCount(): number {
     return this.liveDocs;

@@ -1,0 +1,70 @@
+/**
+ * The per-result score breakdown every door shows (seed 003 FR-6): the CLI's `--show-scores` boxes, the extension's
+ * tooltips and MCP's text rendering all read `CodeMatch.score_breakdown`, built here from a ranked candidate.
+ *
+ * - keyword (BM25, raw — FR-2.2): "exact keyword match on "term"" when a query word (3+ characters) occurs as a
+ *   whole word in the chunk, else "strong term overlap" when at least half of the query words occur, else
+ *   "partial match" (FR-6.2);
+ * - semantic (cosine similarity): very high >= 0.9, high >= 0.8, moderate >= 0.7, else low conceptual relevance
+ *   (FR-6.3);
+ * - activation (normalised within the search): accesses, commits, last use (FR-6.4);
+ * - git: "23 commits, last modified 2 days ago", "untracked", "unavailable".
+ */
+import type { Candidate } from '../ranking/candidate';
+import { describeActivation, relativeTime } from '../ranking/stages/activation';
+
+export interface ScoreBreakdown {
+  /** The relevance shown to users (score relative to the best match), [0, 1]. */
+  final: number;
+  bm25?: { score: number; reason: string; exact: boolean };
+  semantic?: { similarity: number; reason: string };
+  activation?: { score: number; reason: string };
+  git?: string;
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** FR-6.2's wording for the keyword channel. */
+export function keywordReason(text: string, queryWords: readonly string[]): { reason: string; exact: boolean } {
+  const lower = text.toLowerCase();
+  const words = [...new Set(queryWords.map((w) => w.toLowerCase()))];
+  const exact = words.find((w) => w.length > 2 && new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRe(w)}([^\\p{L}\\p{N}_]|$)`, 'u').test(lower));
+  if (exact) return { reason: `exact keyword match on "${exact}"`, exact: true };
+  const present = words.filter((w) => lower.includes(w)).length;
+  return { reason: present * 2 >= words.length ? 'strong term overlap' : 'partial match', exact: false };
+}
+
+/** FR-6.3's wording for the semantic channel. */
+export function semanticReason(similarity: number): string {
+  if (similarity >= 0.9) return 'very high conceptual relevance';
+  if (similarity >= 0.8) return 'high conceptual relevance';
+  if (similarity >= 0.7) return 'moderate conceptual relevance';
+  return 'low conceptual relevance';
+}
+
+export function gitSummary(git: { status: string; commits: number; lastModifiedMs: number }, now = Date.now()): string {
+  if (git.status === 'untracked') return 'untracked (not in git)';
+  if (git.status === 'unavailable') return 'unavailable (git failed for this file)';
+  const when = git.lastModifiedMs > 0 ? `, last modified ${relativeTime(git.lastModifiedMs, now)}` : '';
+  return `${git.commits} commit${git.commits === 1 ? '' : 's'}${when}`;
+}
+
+/** The query's words as the keyword channel sees them. */
+export function queryWords(text: string): string[] {
+  return text.match(/[\p{L}\p{N}_]+/gu) ?? [];
+}
+
+export function scoreBreakdown(c: Candidate, relevance: number, words: readonly string[], now = Date.now()): ScoreBreakdown {
+  const out: ScoreBreakdown = { final: relevance };
+  const chunk = c.chunk;
+  if (c.bm25 && chunk) {
+    const { reason, exact } = keywordReason(`${chunk.symbol}\n${chunk.content}`, words);
+    out.bm25 = { score: round3(c.bm25.score), reason, exact };
+  }
+  if (c.dense) out.semantic = { similarity: round3(c.dense.similarity), reason: semanticReason(c.dense.similarity) };
+  const a = c.activation;
+  if (a && a.raw !== undefined) out.activation = { score: a.normalized ?? 0, reason: describeActivation(a, now) };
+  if (a?.git) out.git = gitSummary(a.git, now);
+  return out;
+}

@@ -1,0 +1,95 @@
+/**
+ * The workspace's relation to git: is it (inside) a repository, which files does git track, what is HEAD, and which
+ * files changed between two commits. Paths are workspace-relative with forward slashes, like `Chunk.path`, also when
+ * the workspace is a subfolder of the repository (git runs in the workspace folder and reports paths relative to it).
+ */
+import { GitError, runGit, type GitRunOptions } from './run';
+
+export type GitWorkspace =
+  /** The workspace is inside a repository. */
+  | {
+      state: 'repo';
+      root: string;
+      /** The repository's top-level folder. */
+      toplevel: string;
+      /** The workspace's folder inside the repository ('' at the top, else ending with '/'). */
+      prefix: string;
+      /** HEAD's commit; undefined before the first commit (unborn branch). */
+      head: string | undefined;
+      /** Files git tracks (its index) under the workspace, workspace-relative. */
+      tracked: Set<string>;
+    }
+  /** Not inside any repository. */
+  | { state: 'none'; root: string }
+  /** git is missing, or failed in a way that says nothing about the workspace (e.g. "dubious ownership"). */
+  | { state: 'unavailable'; root: string; reason: string };
+
+/**
+ * Probes the workspace: `git rev-parse --show-toplevel --show-prefix`, then HEAD and one `git ls-files -z` for the
+ * tracked set. "not a git repository" means `none`; any other failure means `unavailable`.
+ */
+export async function openGitWorkspace(root: string, options: GitRunOptions = {}): Promise<GitWorkspace> {
+  let out: string;
+  try {
+    out = (await runGit(root, ['rev-parse', '--show-toplevel', '--show-prefix'], options)).toString('utf8');
+  } catch (e) {
+    if (e instanceof GitError && e.kind === 'aborted') throw e;
+    if (e instanceof GitError && e.kind === 'failed' && /not a git repository/i.test(e.stderr || e.message)) return { state: 'none', root };
+    return { state: 'unavailable', root, reason: (e as Error).message };
+  }
+  const [toplevel = '', prefix = ''] = out.split('\n');
+  if (!toplevel) {
+    // Inside a .git folder or a bare repository: nothing there is a work tree file.
+    return { state: 'none', root };
+  }
+  let tracked: Set<string>;
+  try {
+    tracked = await trackedFiles(root, options);
+  } catch (e) {
+    if (e instanceof GitError && e.kind === 'aborted') throw e;
+    return { state: 'unavailable', root, reason: (e as Error).message };
+  }
+  const head = await currentHead(root, options);
+  return { state: 'repo', root, toplevel, prefix, head, tracked };
+}
+
+/** Files in git's index under the workspace (`git ls-files -z`, paths relative to the workspace). */
+export async function trackedFiles(root: string, options: GitRunOptions = {}): Promise<Set<string>> {
+  const out = await runGit(root, ['ls-files', '-z', '--cached'], options);
+  const files = new Set<string>();
+  for (const p of out.toString('utf8').split('\0')) if (p) files.add(p);
+  return files;
+}
+
+/** HEAD's commit id; undefined when there is none (unborn branch), the workspace is not in a repository or git fails. */
+export async function currentHead(root: string, options: GitRunOptions = {}): Promise<string | undefined> {
+  try {
+    const sha = (await runGit(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], options)).toString('utf8').trim();
+    return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha) ? sha : undefined;
+  } catch (e) {
+    if (e instanceof GitError && e.kind === 'aborted') throw e;
+    return undefined;
+  }
+}
+
+/**
+ * Workspace files whose content differs between `oldHead` and the current HEAD (`git diff --name-only --relative
+ * <old> HEAD`, renames as delete + add, so both names are listed). Undefined when that cannot be known: not a
+ * repository, no HEAD, `oldHead` not a commit id or no longer in the repository, git failing. Files changed by history
+ * rewrites that left their content alone (a rebase) are not listed.
+ */
+export async function changedFilesSince(root: string, oldHead: string, options: GitRunOptions = {}): Promise<string[] | undefined> {
+  // Only a commit id: never something git would read as an option or a range.
+  if (!/^[0-9a-f]{7,64}$/i.test(oldHead)) return undefined;
+  try {
+    await runGit(root, ['cat-file', '-e', `${oldHead}^{commit}`], options);
+    const out = await runGit(root, ['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--relative', oldHead, 'HEAD', '--'], options);
+    return out
+      .toString('utf8')
+      .split('\0')
+      .filter((p) => p !== '');
+  } catch (e) {
+    if (e instanceof GitError && e.kind === 'aborted') throw e;
+    return undefined;
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * The git metadata pass (seed 003 FR-5.3, FR-5.4, section 6.4): after an index run, (re)computes the `chunk_git` rows
+ * of the files that need it. Statuses and times are defined in git/metadata.ts.
+ *
+ * A file is recomputed when:
+ * - it was (re)indexed this run (`paths`): its lines moved;
+ * - HEAD moved since `previousHead` and `git diff --name-only previousHead HEAD` lists it; when that cannot be known
+ *   (no previous HEAD recorded, the old commit is gone, the workspace became or stopped being a repository), every file;
+ * - one of its code chunks has no row (an index built before this pass existed, a chunk added), or it has rows of
+ *   chunks it no longer has;
+ * - a row says `unavailable` (git was missing or failed: retried on every pass);
+ * - git's tracked set disagrees with its rows (`git add` of a new file, `git rm --cached`).
+ * Rows of paths that no longer have code chunks are dropped.
+ *
+ * Knowledge and reasoning chunks (kinds `section`, `text`, `reasoning`; anything under `.quarry/`) get no rows: their
+ * dates come from their own metadata. A failing git never throws: it becomes `unavailable` rows and warnings. Only store
+ * errors propagate (callers treat them like other post-index passes: a warning in the summary).
+ */
+import type { GitConfig } from '../config/schema';
+import type { ChunkStore } from '../store/chunkStore';
+import { logger } from '../log';
+import { computeGitMetadata, type ChunkLines, type GitFileChunks } from '../git/metadata';
+import { changedFilesSince, openGitWorkspace } from '../git/repo';
+import { GitError, type GitRunOptions } from '../git/run';
+
+/** Chunk kinds that are knowledge or reasoning, not code: no git metadata. */
+export const NON_CODE_KINDS: ReadonlySet<string> = new Set(['section', 'text', 'reasoning']);
+
+/** Whether a chunk gets git metadata: code chunks outside `.quarry/`. */
+export function hasGitMetadata(chunk: { kind: string; path: string }): boolean {
+  return !NON_CODE_KINDS.has(chunk.kind) && !chunk.path.startsWith('.quarry/');
+}
+
+export interface GitRefreshOptions {
+  /** Files (re)indexed by this run (workspace-relative). */
+  paths?: readonly string[];
+  /** HEAD recorded after the previous pass (`summary.head` of that pass); undefined when none was recorded. */
+  previousHead?: string;
+  signal?: AbortSignal;
+  config: GitConfig;
+  /** The git executable (default `git` on PATH). */
+  gitPath?: string;
+  /** Environment for git (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** Files computed and written per batch (default 200). */
+  batchSize?: number;
+}
+
+export interface GitRefreshSummary {
+  /**
+   * HEAD now (undefined: not a repository, no commit yet, git unavailable): record it and pass it as `previousHead`
+   * next time. After an abort this is `previousHead` again, so the next pass redoes what was left.
+   */
+  head: string | undefined;
+  /** Files whose rows were recomputed. */
+  filesRefreshed: number;
+  /** Of those, files by status. */
+  tracked: number;
+  untracked: number;
+  unavailable: number;
+  /** Rows written. */
+  chunks: number;
+  /** Paths whose rows were dropped (no code chunks any more). */
+  filesDropped: number;
+  durationMs: number;
+  /** Git failures (also logged); at most 20 lines, then a count. */
+  warnings: string[];
+  /** Why files were recomputed: 'all' (HEAD moved and the change set is unknown) or the individual reasons. */
+  reason: 'none' | 'all' | 'changes';
+  /** The `git.metadata` setting is off: nothing computed, existing rows dropped. */
+  disabled?: boolean;
+  /** The signal aborted the pass; rows written so far stay. */
+  aborted?: boolean;
+}
+
+const MAX_WARNINGS = 20;
+
+export async function refreshGitMetadata(store: ChunkStore, root: string, options: GitRefreshOptions): Promise<GitRefreshSummary> {
+  const started = Date.now();
+  const log = logger('indexer');
+  const summary: GitRefreshSummary = {
+    head: options.previousHead, filesRefreshed: 0, tracked: 0, untracked: 0, unavailable: 0, chunks: 0, filesDropped: 0,
+    durationMs: 0, warnings: [], reason: 'none',
+  };
+  const done = () => {
+    summary.durationMs = Date.now() - started;
+    return summary;
+  };
+  if (!options.config.metadata) {
+    summary.disabled = true;
+    if ((await store.countGitRows()) > 0) await store.clearGitRows();
+    return done();
+  }
+  const run: GitRunOptions = { gitPath: options.gitPath, env: options.env, signal: options.signal };
+  const allWarnings: string[] = [];
+  try {
+    const workspace = await openGitWorkspace(root, run);
+    const head = workspace.state === 'repo' ? workspace.head : undefined;
+
+    // Code chunks by path, and the rows we have.
+    const byPath = new Map<string, ChunkLines[]>();
+    for (const span of await store.chunkSpansOf()) {
+      if (!hasGitMetadata(span)) continue;
+      let list = byPath.get(span.path);
+      if (!list) byPath.set(span.path, (list = []));
+      list.push({ id: span.id, startLine: span.startLine, endLine: span.endLine });
+    }
+    const rowsByPath = new Map<string, { ids: Set<string>; statuses: Set<string> }>();
+    for (const r of await store.gitRowIndex()) {
+      let entry = rowsByPath.get(r.path);
+      if (!entry) rowsByPath.set(r.path, (entry = { ids: new Set(), statuses: new Set() }));
+      entry.ids.add(r.chunkId);
+      entry.statuses.add(r.status);
+    }
+
+    let all = false;
+    const refresh = new Set<string>();
+    const add = (p: string) => {
+      if (byPath.has(p)) refresh.add(p);
+    };
+    if (head !== options.previousHead) {
+      const changed = head && options.previousHead ? await changedFilesSince(root, options.previousHead, run) : undefined;
+      if (changed) changed.forEach(add);
+      else all = true;
+    }
+    for (const p of options.paths ?? []) add(p);
+    for (const [path, chunks] of byPath) {
+      const rows = rowsByPath.get(path);
+      if (!rows || rows.ids.size !== chunks.length || chunks.some((c) => !rows.ids.has(c.id))) {
+        refresh.add(path);
+        continue;
+      }
+      if (rows.statuses.has('unavailable')) refresh.add(path);
+      else if (workspace.state === 'repo') {
+        const tracked = workspace.tracked.has(path);
+        if ((tracked && rows.statuses.has('untracked')) || (!tracked && rows.statuses.has('tracked'))) refresh.add(path);
+      } else if (workspace.state === 'none' && rows.statuses.has('tracked')) refresh.add(path);
+    }
+    const dropped = [...rowsByPath.keys()].filter((p) => !byPath.has(p));
+    if (dropped.length) {
+      await store.deleteGitPaths(dropped);
+      summary.filesDropped = dropped.length;
+    }
+
+    const todo = (all ? [...byPath.keys()] : [...refresh]).sort();
+    summary.reason = all ? 'all' : todo.length ? 'changes' : 'none';
+    const batchSize = Math.max(1, options.batchSize ?? 200);
+    for (let i = 0; i < todo.length; i += batchSize) {
+      if (options.signal?.aborted) throw new GitError('git metadata aborted', 'aborted');
+      const files: GitFileChunks[] = todo.slice(i, i + batchSize).map((path) => ({ path, chunks: byPath.get(path)! }));
+      const result = await computeGitMetadata(root, files, {
+        ...run, workspace, blameTimeoutMs: options.config.blameTimeoutMs, concurrency: options.config.concurrency,
+      });
+      await store.replaceGitRows(files.map((f) => f.path), result.rows);
+      summary.filesRefreshed += files.length;
+      summary.tracked += result.files.tracked;
+      summary.untracked += result.files.untracked;
+      summary.unavailable += result.files.unavailable;
+      summary.chunks += result.rows.length;
+      allWarnings.push(...result.warnings);
+    }
+    summary.head = head;
+  } catch (e) {
+    if (!(e instanceof GitError && e.kind === 'aborted')) throw e;
+    summary.aborted = true;
+    summary.head = options.previousHead;
+  }
+  summary.warnings = allWarnings.slice(0, MAX_WARNINGS);
+  if (allWarnings.length > MAX_WARNINGS) summary.warnings.push(`… and ${allWarnings.length - MAX_WARNINGS} more git failures (see the log)`);
+  done();
+  log.info(
+    {
+      operation: 'git_metadata', duration_ms: summary.durationMs,
+      context: { root, reason: summary.reason, files: summary.filesRefreshed, tracked: summary.tracked, untracked: summary.untracked, unavailable: summary.unavailable, aborted: !!summary.aborted },
+    },
+    'git metadata refreshed',
+  );
+  return summary;
+}

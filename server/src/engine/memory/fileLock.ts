@@ -1,0 +1,80 @@
+/**
+ * A short-lived cross-process lock for the memory logs (`<log>.lock`, created with O_EXCL, holding pid and host).
+ * Appends and compactions hold it for milliseconds; a lock left by a dead process on this host is taken over, and
+ * one older than `staleMs` is treated as abandoned (a process on another host, or a pid reused).
+ */
+import { openSync, writeSync, closeSync, readFileSync, unlinkSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+export class MemoryLockedError extends Error {
+  constructor(readonly path: string, waitedMs: number) {
+    super(`Another Quarry process kept ${path} locked for ${waitedMs} ms; try again, or delete the lock file if no Quarry process is running.`);
+    this.name = 'MemoryLockedError';
+  }
+}
+
+/** Runs `fn` holding the lock at `lockPath`; waits up to `waitMs` for another holder. */
+export function withFileLock<T>(lockPath: string, fn: () => T, waitMs = 5000, staleMs = 30_000): T {
+  const started = Date.now();
+  for (;;) {
+    let fd: number | undefined;
+    try {
+      fd = openSync(lockPath, 'wx');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    if (fd !== undefined) {
+      try {
+        writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() }));
+      } finally {
+        closeSync(fd);
+      }
+      try {
+        return fn();
+      } finally {
+        try {
+          unlinkSync(lockPath);
+        } catch {
+          /* already gone */
+        }
+      }
+    }
+    if (isStale(lockPath, staleMs)) {
+      try {
+        unlinkSync(lockPath);
+      } catch {
+        /* another process took it over first */
+      }
+      continue;
+    }
+    if (Date.now() - started > waitMs) throw new MemoryLockedError(lockPath, Date.now() - started);
+    sleepSync(10);
+  }
+}
+
+function isStale(lockPath: string, staleMs: number): boolean {
+  try {
+    const holder = JSON.parse(readFileSync(lockPath, 'utf8')) as { pid?: number; host?: string };
+    if (holder.host === hostname() && typeof holder.pid === 'number' && !alive(holder.pid)) return true;
+  } catch {
+    // unreadable or half-written: judge by age only
+  }
+  try {
+    return Date.now() - statSync(lockPath).mtimeMs > staleMs;
+  } catch {
+    return false;
+  }
+}
