@@ -91,11 +91,18 @@ export function renderBenchmarks(r: BenchResults, previous: string): string {
     if (r.reference.misses.length) out.push('Outside the top 5 (rank: query):', '', ...r.reference.misses.map((m) => `- ${m}`), '');
   }
 
+  if (r.appendixD) {
+    const a = r.appendixD;
+    out.push('### Seed suite: seed 003 Appendix D (shell tests ST-1..ST-20 on `test/fixtures/aurora`)', '');
+    out.push(`The 20 queries of Appendix D as the seed's shell tests (\`test/shell/\`: exact identifiers ranked first, concept queries, type filters, a mix of code/knowledge/reasoning results, edge cases), run against the built CLI with the default configuration: **${a.passed} passed, ${a.failed} failed** (${a.seconds.toFixed(0)} s including the workspace's git history, index and recorded patterns).`, '');
+    if (a.failures.length) out.push('Failed:', '', ...a.failures.map((f) => `- ${f}`), '');
+  }
+
   if (r.fixture) {
     out.push('### Seed suite: 14-language fixture, expected definitions (`test/fixtures/polyglot/expected-definitions.json`)', '');
     out.push(`${r.fixture.queries} identifier queries, one per expected definition.`, '', '| system | P@1 | P@3 | P@5 |', '|---|---|---|---|');
     for (const [sys, p] of Object.entries(r.fixture.systems)) out.push(`| ${sys} | ${f3(p.p1)} | ${f3(p.p3)} | ${f3(p.p5)} |`);
-    out.push('', 'Seed 003 Appendix D, seed 002 FR-036 and seed 000 scenario suites need their fixture repositories (issues 5 and 9); they join this section then.', '');
+    out.push('', 'Seed 000\'s scenarios run in the test suite (`test/integration/ranking/seed000.test.ts` on `test/fixtures/seed000`).', '');
   }
 
   out.push('### Indexing (`quarry index --full`, default configuration: lexical phase, then the quarry-code dense phase)', '', '| corpus | files | chunks | cold index | of which dense phase | files/s | chunks/s | peak RSS | re-index 1 file | re-index 100 files | index on disk |', '|---|---|---|---|---|---|---|---|---|---|---|');

@@ -64,6 +64,8 @@ export interface BenchResults {
   fixture?: FixtureResult;
   /** Seed 002 FR-036 reference suite on Quarry's own code. */
   reference?: { queries: number; p3: number; p5: number; misses: string[] };
+  /** Seed 003 Appendix D: the shell tests ST-1..ST-20 (test/shell/) against the built CLI on the aurora fixture. */
+  appendixD?: { passed: number; failed: number; failures: string[]; seconds: number };
   growth?: GrowthPoint[];
   skipped: string[];
 }
@@ -485,6 +487,25 @@ async function main(): Promise<void> {
     await engine.close();
   } catch (e) {
     skipped.push(`reference suite: ${(e as Error).message.split('\n')[0]}`);
+  }
+  try {
+    log('seed suite: seed 003 Appendix D (shell tests ST-1..ST-20)');
+    const ws = join(CACHE_DIR, 'appendix-d');
+    rmSync(ws, { recursive: true, force: true });
+    const t0 = Date.now();
+    const run = spawnSync('bash', [join(REPO, 'test/shell/run.sh')], {
+      env: { ...process.env, QUARRY: `${process.execPath} ${join(REPO, 'dist/cli.js')}`, WS: join(ws, 'aurora'), NO_COLOR: '1' },
+      encoding: 'utf8',
+      timeout: 600_000,
+    });
+    const summary = /^(\d+) passed, (\d+) failed$/m.exec(run.stdout);
+    if (!summary) throw new Error(`test/shell/run.sh printed no summary: ${(run.stdout + run.stderr).slice(-300)}`);
+    results.appendixD = {
+      passed: Number(summary[1]), failed: Number(summary[2]), seconds: (Date.now() - t0) / 1000,
+      failures: [...run.stdout.matchAll(/^❌ FAIL: (.*)$/gm)].map((m) => m[1]),
+    };
+  } catch (e) {
+    skipped.push(`appendix D: ${(e as Error).message.split('\n')[0]}`);
   }
   try {
     log('seed suite: polyglot fixture definitions');

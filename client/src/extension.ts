@@ -13,7 +13,7 @@ import { ResultsView, ResultNode, locationOfNode } from './resultsView';
 import { ResultsDocuments, RESULTS_LANGUAGE, RESULTS_SCHEME } from './resultsDocument';
 import { RESTART_KEYS, readSettings } from './settings';
 import { StatusBar } from './statusBar';
-import type { FindParams, FindResult, ReindexResult, StatusResult } from './types';
+import type { FindParams, FindResult, FolderStatus, ReindexResult, StatusResult } from './types';
 
 /** What `activate()` returns: used by the in-editor tests and by other extensions. */
 export interface QuarryApi {
@@ -89,6 +89,13 @@ export function activate(context: vscode.ExtensionContext): QuarryApi {
     }
   };
 
+  const ownerLine = (o: FolderStatus['owner']): string => {
+    if (!o) return 'index owner: none (the next index run takes it)';
+    if (o.thisProcess) return 'index kept fresh by this editor';
+    const who = o.kind === 'lsp' ? 'another language server' : o.kind === 'serve' ? '`quarry serve`' : '`quarry mcp`';
+    return `index kept fresh by ${who} (pid ${o.pid}); this editor reads it`;
+  };
+
   const showStatus = async () => {
     const s = await client.status();
     output.appendLine(`── Quarry index status (${new Date().toLocaleString()}) ──`);
@@ -102,12 +109,16 @@ export function activate(context: vscode.ExtensionContext): QuarryApi {
         if (langs.length) output.appendLine(`  languages: ${langs.join(', ')}`);
         for (const p of st.problems) output.appendLine(`  problem: ${p}`);
       }
+      output.appendLine(`  ${ownerLine(f.owner)}`);
+      if (f.mcp) output.appendLine(`  MCP (Streamable HTTP): ${f.mcp.url} (bearer token: run "Quarry: Copy MCP Config for Agents")`);
     }
     output.show(true);
     const items: vscode.QuickPickItem[] = s.folders.map((f) => ({
       label: `$(${f.state === 'error' ? 'error' : f.state === 'ready' ? 'check' : 'sync'}) ${f.name}`,
       description: `${f.state}${f.searchable ? ' · searchable' : ''}`,
-      detail: f.status ? `${f.status.files} files · ${f.status.chunks} chunks · last indexed ${f.status.lastIndexed ?? 'never'}${f.error ? ` · ${f.error}` : ''}` : (f.error ?? 'not open'),
+      detail: f.status
+        ? `${f.status.files} files · ${f.status.chunks} chunks · last indexed ${f.status.lastIndexed ?? 'never'} · ${ownerLine(f.owner)}${f.error ? ` · ${f.error}` : ''}`
+        : (f.error ?? 'not open'),
     }));
     if (!items.length) items.push({ label: 'No workspace folder is open' });
     const reindexItem: vscode.QuickPickItem = { label: '$(refresh) Reindex Workspace' };

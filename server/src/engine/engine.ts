@@ -105,6 +105,8 @@ interface EngineState {
   settingsHash?: string;
   /** HEAD when the git metadata was last refreshed (its next pass recomputes what changed since). */
   gitHead?: string;
+  /** The last run's git pass completed: the next incremental run may check only the files it re-indexes. */
+  gitClean?: boolean;
   /** Dense coverage after the last dense phase, per model id. */
   embeddings?: Record<string, { distinct: number; remaining: number; at: string }>;
 }
@@ -282,13 +284,16 @@ export class Engine {
     const state: EngineState = { ...previous, lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0, settingsHash };
     // Git history per chunk (seed 003 FR-5.3/5.4, §6.4): computed here, never during search; a failing git never
     // fails the run. A full rebuild cleared the rows, so the previous HEAD no longer says what is up to date.
+    state.gitClean = false;
     if (!options.signal?.aborted && !options.skipGit) {
       try {
         const git = await refreshGitMetadata(this.store, this.root, {
           paths: [...replaced], previousHead: options.full ? undefined : previous?.gitHead, signal: options.signal, config: this.config.git,
+          quick: !options.full && previous?.gitClean === true,
         });
         summary.git = git;
         state.gitHead = git.head;
+        state.gitClean = !git.aborted && !git.disabled;
         summary.warnings.push(...git.warnings);
       } catch (e) {
         summary.warnings.push(`Git metadata was not updated: ${(e as Error).message}`);

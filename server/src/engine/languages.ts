@@ -9,7 +9,7 @@ export interface LanguageInfo {
   /** tree-sitter-wasms grammar name, or undefined for the text / Markdown chunkers. */
   grammar?: string;
   /** Which non-AST chunker handles it when there is no grammar. */
-  textChunker?: 'markdown' | 'text';
+  textChunker?: 'markdown' | 'asciidoc' | 'rst' | 'text';
   extensions: string[];
   /** Exact file names (no extension) that belong to the language, e.g. `Dockerfile`. */
   fileNames?: string[];
@@ -35,7 +35,9 @@ export const LANGUAGES: readonly LanguageInfo[] = [
   { id: 'lua', grammar: 'lua', extensions: ['.lua'] },
   { id: 'bash', grammar: 'bash', extensions: ['.sh', '.bash', '.zsh'] },
   { id: 'markdown', textChunker: 'markdown', extensions: ['.md', '.markdown', '.mdx'] },
-  { id: 'text', textChunker: 'text', extensions: ['.txt', '.rst', '.adoc'] },
+  { id: 'asciidoc', textChunker: 'asciidoc', extensions: ['.adoc', '.asciidoc'] },
+  { id: 'restructuredtext', textChunker: 'rst', extensions: ['.rst'] },
+  { id: 'text', textChunker: 'text', extensions: ['.txt'] },
   { id: 'json', textChunker: 'text', extensions: ['.json', '.jsonc'] },
   { id: 'yaml', textChunker: 'text', extensions: ['.yml', '.yaml'] },
   { id: 'toml', textChunker: 'text', extensions: ['.toml'] },

@@ -7,6 +7,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { registerMemoryTools } from './memoryTools';
+import { breakdownLine } from '../engine/api/breakdown';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Engine } from '../engine/engine';
@@ -238,6 +239,8 @@ function renderFindCode(r: FindCodeResponseSummary): string {
   r.matches.forEach((m, i) => {
     const sym = m.content.symbol ? ` ${m.content.symbol}` : '';
     out.push('', `## ${i + 1}. ${m.file.path}:${m.span[0]}-${m.span[1]}${sym} (${m.content.kind}) relevance ${m.relevance_score.toFixed(2)} [${m.match_type}]`);
+    const why = m.score_breakdown ? breakdownLine(m.score_breakdown) : '';
+    if (why) out.push(`Why: ${why}`);
     const fence = m.content.content.includes('```') ? '````' : '```';
     out.push(fence + m.file.language, m.content.content, fence);
   });

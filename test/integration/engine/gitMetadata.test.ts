@@ -267,6 +267,19 @@ describe('the engine runs the git pass itself (index → search results)', funct
         assert.deepEqual(again.git, { status: 'tracked', commits: 1, last_modified: new Date(ms(D3)).toISOString() });
         const guide = (await engine.search('guide setup')).matches.find((m) => m.file.path === 'docs/guide.md');
         assert.ok(guide && !guide.git, 'knowledge chunks carry no git columns');
+        // an incremental run with HEAD unchanged checks only the file it re-indexed (quick mode)
+        repo.write({ 'src/draft.py': 'def draft():\n    return 1\n' });
+        const third = await engine.index();
+        assert.equal(third.filesIndexed, 1);
+        assert.deepEqual([third.git?.reason, third.git?.filesRefreshed], ['changes', 1]);
+        const nothing = await engine.index();
+        assert.deepEqual([nothing.git?.reason, nothing.git?.filesRefreshed], ['none', 0]);
+        // rows out of step with the chunks (here: one deleted behind the engine's back) send it back to the full scan
+        const { store } = await ChunkStore.open(join(repo.dir, '.quarry'));
+        await store.deleteGitPaths(['src/calc.py']);
+        await store.close();
+        const healed = await engine.index();
+        assert.deepEqual([healed.git?.reason, healed.git?.filesRefreshed], ['changes', 1]);
       } finally {
         await engine.close();
         process.env = prev;

@@ -1,5 +1,6 @@
 /** Markdown heading sections and the text window chunker. */
 import assert from 'node:assert/strict';
+import { languageForPath } from '../../../server/src/engine/languages';
 import { chunk, chunkFixture } from './helpers';
 
 describe('chunking: markdown and text', () => {
@@ -65,5 +66,23 @@ describe('chunking: markdown and text', () => {
     assert.ok(chunks.length > 1);
     assert.equal(chunks.map((c) => c.content).join(''), text);
     assert.ok(chunks.every((c) => c.tokenCount <= 200));
+  });
+
+  it('AsciiDoc: = titles give heading paths; delimited blocks are not headings', async () => {
+    const text = '= User Guide\n\nIntro.\n\n== Install\n\nRun the installer.\n\n----\n== not a heading (listing block)\n----\n\n=== From source\n\nBuild it.\n\n== Usage\n\nStart it.\n';
+    const chunks = await chunk('asciidoc', 'docs/guide.adoc', text, { minTokens: 1 });
+    assert.deepEqual(chunks.map((c) => [c.kind, c.symbol]), [
+      ['section', 'User Guide'], ['section', 'User Guide > Install'], ['section', 'User Guide > Install > From source'], ['section', 'User Guide > Usage'],
+    ]);
+    assert.equal(chunks.map((c) => c.content).join(''), text, 'nothing lost');
+    assert.equal(languageForPath('a/b.adoc')?.id, 'asciidoc');
+  });
+
+  it('reStructuredText: underlined (and overlined) titles, levels in order of first appearance', async () => {
+    const text = '=========\nProject\n=========\n\nAbout.\n\nInstall\n=======\n\nUse pip.\n\nFrom source\n-----------\n\nClone it.\n\nUsage\n=====\n\nRun ``tool``.\n\nShort\n==\n';
+    const chunks = await chunk('restructuredtext', 'docs/index.rst', text, { minTokens: 1 });
+    assert.deepEqual(chunks.map((c) => c.symbol), ['Project', 'Project > Install', 'Project > Install > From source', 'Project > Usage']);
+    assert.equal(chunks.map((c) => c.content).join(''), text, 'nothing lost (a too-short underline is text)');
+    assert.equal(languageForPath('x.rst')?.id, 'restructuredtext');
   });
 });

@@ -68,3 +68,13 @@ export function scoreBreakdown(c: Candidate, relevance: number, words: readonly 
   if (a?.git) out.git = gitSummary(a.git, now);
   return out;
 }
+
+/** The breakdown on one line of plain text (MCP's text rendering): `BM25 9.5 (exact keyword match on "x"); …`. */
+export function breakdownLine(b: ScoreBreakdown): string {
+  const parts: string[] = [];
+  if (b.bm25) parts.push(`BM25 ${b.bm25.score} (${b.bm25.reason})`);
+  if (b.semantic) parts.push(`semantic ${b.semantic.similarity} (${b.semantic.reason})`);
+  if (b.activation) parts.push(`activation ${b.activation.score} (${b.activation.reason})`);
+  if (b.git) parts.push(`git: ${b.git}`);
+  return parts.join('; ');
+}

@@ -1,6 +1,6 @@
 /**
  * Chunking (seed 002 FR-006 / FR-039): files with a grammar get syntax-aware chunks (functions, methods,
- * types...), Markdown gets heading sections (conversation logs: one knowledge chunk per phase, see conversation.ts),
+ * types...), Markdown, AsciiDoc and reStructuredText get heading sections (conversation logs: one knowledge chunk per phase, see conversation.ts),
  * everything else gets paragraph-aware text windows.
  * Never throws on malformed input; a grammar that fails to load falls back to the text chunker.
  */
@@ -11,7 +11,7 @@ import { AstChunker } from './ast';
 import { finalizeChunks, SourceText, type ChunkDraft } from './common';
 import { languageDefinition } from './languages/registry';
 import { initParser, loadGrammar, parserFor } from './parser';
-import { chunkMarkdown, chunkText } from './text';
+import { asciidocHeadings, chunkMarkdown, chunkText, rstHeadings } from './text';
 import { chunkConversation } from './conversation';
 import { chunkPatternLog } from './patterns';
 import { REASONING_LANGUAGE } from '../memory/patterns';
@@ -39,6 +39,8 @@ export async function chunkFile(input: ChunkInput, config: ChunkingConfig): Prom
   if (input.language === REASONING_LANGUAGE) return finalizeChunks(input.path, input.language, src, chunkPatternLog(src));
   if (info?.grammar) drafts = await astDrafts(input, info.grammar, src, config);
   if (!drafts && info?.textChunker === 'markdown') drafts = chunkConversation(src, input.path, config) ?? chunkMarkdown(src, config);
+  if (!drafts && info?.textChunker === 'asciidoc') drafts = chunkMarkdown(src, config, asciidocHeadings);
+  if (!drafts && info?.textChunker === 'rst') drafts = chunkMarkdown(src, config, rstHeadings);
   if (!drafts) drafts = chunkText(src, config);
   return finalizeChunks(input.path, input.language, src, drafts);
 }

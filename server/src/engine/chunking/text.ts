@@ -111,9 +111,67 @@ export function headings(text: string): Heading[] {
   return out;
 }
 
-export function chunkMarkdown(src: SourceText, config: ChunkingConfig): ChunkDraft[] {
+/**
+ * AsciiDoc section titles: `= Document title`, `== Section`, … (level = number of `=`), outside delimited blocks
+ * (`----`, `....`, `====`, `****`, `++++`, `____`, 4+ characters) and comments (`////`).
+ */
+export function asciidocHeadings(text: string): Heading[] {
+  const out: Heading[] = [];
+  let block: string | null = null;
+  forEachLine(text, (line, start) => {
+    const delim = /^(-{4,}|\.{4,}|={4,}|\*{4,}|\+{4,}|_{4,}|\/{4,})\s*$/.exec(line);
+    if (delim) {
+      if (block === null) block = delim[1];
+      else if (delim[1] === block) block = null;
+      return;
+    }
+    if (block !== null) return;
+    const m = /^(={1,6})[ \t]+(\S.*?)[ \t]*$/.exec(line);
+    if (m) out.push({ start, level: m[1].length, title: m[2].replace(/[ \t]+=+$/, ''), line });
+  });
+  return out;
+}
+
+/**
+ * reStructuredText section titles: a title line underlined (optionally also overlined) with one repeated punctuation
+ * character at least as long as the title; levels follow the order in which adornment styles first appear, as
+ * docutils assigns them. Literal blocks are not tracked (an underline there is rare and only adds a section).
+ */
+export function rstHeadings(text: string): Heading[] {
+  const out: Heading[] = [];
+  const lines: Array<{ line: string; start: number }> = [];
+  forEachLine(text, (line, start) => lines.push({ line, start }));
+  const styles: string[] = [];
+  const adornment = (l: string) => /^([!-\/:-@\[-`{-~])\1{2,}\s*$/.exec(l)?.[1];
+  for (let i = 1; i < lines.length; i++) {
+    const ch = adornment(lines[i].line);
+    const title = lines[i - 1].line;
+    if (!ch || !title.trim() || adornment(title) || /^\s/.test(title) || lines[i].line.trimEnd().length < title.trimEnd().length) continue;
+    const over = i >= 2 && adornment(lines[i - 2].line) === ch;
+    const style = (over ? 'o' : 'u') + ch;
+    if (!styles.includes(style)) styles.push(style);
+    const at = over ? i - 2 : i - 1;
+    if (out.length && out[out.length - 1].start === lines[at].start) continue;
+    out.push({ start: lines[at].start, level: styles.indexOf(style) + 1, title: title.trim(), line: title });
+  }
+  return out;
+}
+
+function forEachLine(text: string, fn: (line: string, start: number) => void): void {
+  let pos = 0;
+  while (pos <= text.length) {
+    const nl = text.indexOf('\n', pos);
+    const end = nl === -1 ? text.length : nl;
+    fn(text.slice(pos, end).replace(/\r$/, ''), pos);
+    if (nl === -1) break;
+    pos = nl + 1;
+  }
+}
+
+/** Heading sections (Markdown by default; AsciiDoc and reStructuredText pass their own heading finder). */
+export function chunkMarkdown(src: SourceText, config: ChunkingConfig, findHeadings: (text: string) => Heading[] = headings): ChunkDraft[] {
   const text = src.text;
-  const hs = headings(text);
+  const hs = findHeadings(text);
   const drafts: ChunkDraft[] = [];
   const section = (start: number, end: number, path: string[], heading?: Heading) => {
     if (text.slice(start, end).trim() === '') return;

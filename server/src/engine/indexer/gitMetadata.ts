@@ -44,6 +44,11 @@ export interface GitRefreshOptions {
   env?: NodeJS.ProcessEnv;
   /** Files computed and written per batch (default 200). */
   batchSize?: number;
+  /**
+   * The previous pass completed and nothing has touched the rows since: when HEAD is unchanged and the row counts
+   * agree, only `paths` are recomputed (no scan over every chunk). The engine's incremental runs set it.
+   */
+  quick?: boolean;
 }
 
 export interface GitRefreshSummary {
@@ -97,6 +102,29 @@ export async function refreshGitMetadata(store: ChunkStore, root: string, option
     const workspace = await openGitWorkspace(root, run);
     const head = workspace.state === 'repo' ? workspace.head : undefined;
 
+    // Quick mode: HEAD unchanged, as many rows as code chunks and none unavailable — only this run's files can be
+    // out of date, so the scan over every chunk and row is skipped (what it would also catch: a `git add` without a
+    // commit, noticed by the next full pass or commit).
+    if (options.quick && head === options.previousHead && (await store.countGitRows('unavailable')) === 0) {
+      const [rows, code] = await Promise.all([store.countGitRows(), store.countChunksExcept([...NON_CODE_KINDS], '.quarry/')]);
+      if (rows === code) {
+        const paths = [...new Set(options.paths ?? [])];
+        const spans = paths.length ? (await store.chunkSpansOf(paths)).filter(hasGitMetadata) : [];
+        const byPath = new Map<string, ChunkLines[]>();
+        for (const span of spans) {
+          let list = byPath.get(span.path);
+          if (!list) byPath.set(span.path, (list = []));
+          list.push({ id: span.id, startLine: span.startLine, endLine: span.endLine });
+        }
+        const gone = paths.filter((p) => !byPath.has(p));
+        if (gone.length) await store.deleteGitPaths(gone);
+        await refreshPaths([...byPath.keys()].sort(), byPath, workspace);
+        summary.reason = byPath.size ? 'changes' : 'none';
+        summary.head = head;
+        return finish();
+      }
+    }
+
     // Code chunks by path, and the rows we have.
     const byPath = new Map<string, ChunkLines[]>();
     for (const span of await store.chunkSpansOf()) {
@@ -144,6 +172,17 @@ export async function refreshGitMetadata(store: ChunkStore, root: string, option
 
     const todo = (all ? [...byPath.keys()] : [...refresh]).sort();
     summary.reason = all ? 'all' : todo.length ? 'changes' : 'none';
+    await refreshPaths(todo, byPath, workspace);
+    summary.head = head;
+  } catch (e) {
+    if (!(e instanceof GitError && e.kind === 'aborted')) throw e;
+    summary.aborted = true;
+    summary.head = options.previousHead;
+  }
+  return finish();
+
+  /** Recomputes and writes the rows of these files, in batches. */
+  async function refreshPaths(todo: string[], byPath: Map<string, ChunkLines[]>, workspace: Awaited<ReturnType<typeof openGitWorkspace>>): Promise<void> {
     const batchSize = Math.max(1, options.batchSize ?? 200);
     for (let i = 0; i < todo.length; i += batchSize) {
       if (options.signal?.aborted) throw new GitError('git metadata aborted', 'aborted');
@@ -159,21 +198,19 @@ export async function refreshGitMetadata(store: ChunkStore, root: string, option
       summary.chunks += result.rows.length;
       allWarnings.push(...result.warnings);
     }
-    summary.head = head;
-  } catch (e) {
-    if (!(e instanceof GitError && e.kind === 'aborted')) throw e;
-    summary.aborted = true;
-    summary.head = options.previousHead;
   }
-  summary.warnings = allWarnings.slice(0, MAX_WARNINGS);
-  if (allWarnings.length > MAX_WARNINGS) summary.warnings.push(`… and ${allWarnings.length - MAX_WARNINGS} more git failures (see the log)`);
-  done();
-  log.info(
-    {
-      operation: 'git_metadata', duration_ms: summary.durationMs,
-      context: { root, reason: summary.reason, files: summary.filesRefreshed, tracked: summary.tracked, untracked: summary.untracked, unavailable: summary.unavailable, aborted: !!summary.aborted },
-    },
-    'git metadata refreshed',
-  );
-  return summary;
+
+  function finish(): GitRefreshSummary {
+    summary.warnings = allWarnings.slice(0, MAX_WARNINGS);
+    if (allWarnings.length > MAX_WARNINGS) summary.warnings.push(`… and ${allWarnings.length - MAX_WARNINGS} more git failures (see the log)`);
+    done();
+    log.info(
+      {
+        operation: 'git_metadata', duration_ms: summary.durationMs,
+        context: { root, reason: summary.reason, files: summary.filesRefreshed, tracked: summary.tracked, untracked: summary.untracked, unavailable: summary.unavailable, aborted: !!summary.aborted },
+      },
+      'git metadata refreshed',
+    );
+    return summary;
+  }
 }

@@ -22,7 +22,8 @@ export class IndexLockedError extends Error {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists on this host (EPERM: it exists but belongs to another user). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -61,7 +62,7 @@ export function acquireIndexLock(quarryDir: string): () => void {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const holder = readLock(quarryDir);
-      const stale = !holder || (holder.host === hostname() && !alive(holder.pid));
+      const stale = !holder || (holder.host === hostname() && !pidAlive(holder.pid));
       if (!stale) throw new IndexLockedError(holder);
       try {
         unlinkSync(path);

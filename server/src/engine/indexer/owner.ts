@@ -19,7 +19,7 @@ import { readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSy
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { acquireIndexLock, IndexLockedError, readLock } from './lock';
+import { acquireIndexLock, IndexLockedError, pidAlive, readLock } from './lock';
 
 export type OwnerKind = 'lsp' | 'serve' | 'mcp';
 
@@ -48,15 +48,6 @@ export interface OwnerState extends OwnerInfo {
   alive: boolean;
   /** Milliseconds since the last heartbeat. */
   heartbeatAgeMs: number;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function ownerPath(quarryDir: string): string {

@@ -5,15 +5,7 @@
  */
 import { openSync, writeSync, closeSync, readFileSync, unlinkSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+import { pidAlive } from '../indexer/lock';
 
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -68,7 +60,7 @@ export function withFileLock<T>(lockPath: string, fn: () => T, waitMs = 5000, st
 function isStale(lockPath: string, staleMs: number): boolean {
   try {
     const holder = JSON.parse(readFileSync(lockPath, 'utf8')) as { pid?: number; host?: string };
-    if (holder.host === hostname() && typeof holder.pid === 'number' && !alive(holder.pid)) return true;
+    if (holder.host === hostname() && typeof holder.pid === 'number' && !pidAlive(holder.pid)) return true;
   } catch {
     // unreadable or half-written: judge by age only
   }

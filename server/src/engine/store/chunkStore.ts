@@ -342,8 +342,14 @@ export class ChunkStore {
     return out;
   }
 
-  async countGitRows(): Promise<number> {
-    return this.chunkGit.countRows();
+  /** Git rows, all or those with one status. */
+  async countGitRows(status?: string): Promise<number> {
+    return this.chunkGit.countRows(status === undefined ? undefined : `status = ${sqlString(status)}`);
+  }
+
+  /** Chunks that are not of these kinds and not under this path prefix (the git pass: how many code chunks). */
+  async countChunksExcept(kinds: readonly string[], pathPrefix: string): Promise<number> {
+    return this.chunks.countRows(`kind NOT IN ${sqlList(kinds)} AND NOT starts_with(path, ${sqlString(pathPrefix)})`);
   }
 
   /** Conformance lookup by protocol name (uses the btree index on protocol_name once built). */
