@@ -35,8 +35,8 @@
  *   lossy decode would make them lie. A UTF-8 BOM is stripped (`bom: true` in the result).
  *   Minified: average line length > 300 in a file of at least 1 KiB, or, in a file of at most 50
  *   lines, any line longer than `minifiedLineLength`.
- * - File readability (EACCES on a file) is found by `readTextFile` (`unreadable`); an unreadable
- *   directory is `unreadable` in discovery. Sockets, FIFOs and devices are `unreadable`
+ * - A file that cannot be read (EACCES, EIO) is found when the indexer reads it: a per-file failure (retried,
+ *   reported), not a skip; a file gone by then is `unreadable`. An unreadable directory is `unreadable` in discovery. Sockets, FIFOs and devices are `unreadable`
  *   ('not a regular file') and never opened.
  * - Symlinks: with `followSymlinks` off a symlink is skipped as `excluded`. Otherwise a link is
  *   followed only if its real path is inside the real path of the root (else

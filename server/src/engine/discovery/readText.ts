@@ -67,7 +67,10 @@ export function hasBinaryControls(text: string): boolean {
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-/** Read a file for indexing, or say why it is skipped. Never throws for file-system errors. */
+/**
+ * Read a file for indexing, or say why it is skipped (vanished, not a regular file, too large, binary, minified).
+ * Throws when an existing file cannot be read (EACCES, EIO…): a per-file failure for the indexer to retry and report.
+ */
 export async function readTextFile(absPath: string, opts: ReadTextOptions = {}): Promise<ReadTextResult> {
   const maxSize = opts.maxFileSizeBytes ?? 1_048_576;
   const name = path.basename(absPath);
@@ -79,7 +82,11 @@ export async function readTextFile(absPath: string, opts: ReadTextOptions = {}):
     if (st.size > maxSize) return { skip: 'too-large', detail: `${st.size} bytes > ${maxSize}` };
     buf = await fsp.readFile(absPath);
   } catch (e) {
-    return { skip: 'unreadable', detail: (e as NodeJS.ErrnoException).code ?? String(e) };
+    const code = (e as NodeJS.ErrnoException).code;
+    // Gone since discovery (deleted, renamed away): nothing to index. Anything else (EACCES, EIO, EMFILE…) is a
+    // per-file failure the caller retries, counts and reports (seed 002 FR-009a/b).
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { skip: 'unreadable', detail: code };
+    throw e;
   }
   if (buf.length > maxSize) return { skip: 'too-large', detail: `${buf.length} bytes > ${maxSize}` }; // grew since stat
   if (buf.length === 0) return { text: '' };
