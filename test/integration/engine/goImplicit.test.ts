@@ -9,7 +9,10 @@ import { copyFixture, removeDir } from '../../support/workspace';
  * "What implements X" for Go, where interfaces are satisfied implicitly (method sets), through the real engine on
  * test/fixtures/go-implicit: stream/ declares the interfaces; storage/types.go the structs, storage/methods.go their
  * methods (FileSource: value receivers; MemorySource: pointer receivers; CountingSource: promoted from an embedded
- * *MemorySource; PartialSource: Read only, so it implements nothing).
+ * *MemorySource; PartialSource: Read only, so it implements nothing); storage/text.go StringSource, whose
+ * `Read() string` has the right name and the wrong signature. codec/ implements stream/sink.go's interfaces from
+ * another package (signatures: qualified and aliased names, variadic vs slice, any vs interface{}, a generic
+ * interface).
  */
 const IMPLEMENTATION = /^×([\d.]+) implementation:/;
 const label = (m: CodeMatch) => `${m.file.path} ${m.content.symbol} (${m.content.kind})`;
@@ -27,7 +30,9 @@ describe('Go implicit interfaces: "what implements X" through the engine', funct
     engine = await Engine.open(root, { embedding: null, reranker: null });
     const summary = await engine.index();
     assert.ok(summary.goImplicit, 'the pass ran');
-    assert.equal(summary.goImplicit!.rows, 7, JSON.stringify(summary.goImplicit));
+    // stream: 7 (Reader, Sizer, SizedReader); codec: Pump and Relay → Sink, Pump → Flusher, Console → Logger,
+    // Cache and Box → Getter
+    assert.equal(summary.goImplicit!.rows, 13, JSON.stringify(summary.goImplicit));
   });
   after(async () => {
     await engine?.close();
@@ -46,6 +51,7 @@ describe('Go implicit interfaces: "what implements X" through the engine', funct
     assert.ok(def >= 0 && def < 3, `the Reader interface should be in the top 3 (rank ${def + 1}):\n${top}`);
     assert.deepEqual(implementers(ms), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
     assert.ok(!ms.some((m) => m.content.symbol === 'PartialSource' && m.explanation.some((l) => IMPLEMENTATION.test(l))), top);
+    assert.ok(!implementers(ms).includes('StringSource'), `Read() string is not Read(p []byte) (n int, err error):\n${top}`);
     // implementers rank above the method chunks that make them implementers
     const worstImplementer = Math.max(...['FileSource', 'MemorySource', 'CountingSource'].map((s) => rankOf(ms, s, 'struct')));
     for (const [i, m] of ms.entries()) if (m.content.kind === 'method') assert.ok(i > worstImplementer, `${label(m)} above an implementer:\n${top}`);
@@ -62,6 +68,33 @@ describe('Go implicit interfaces: "what implements X" through the engine', funct
     assert.ok(rankOf(ms, 'SizedReader', 'interface') < 3, list(ms));
     const sizer = (await engine.search('implementations of Sizer', { limit: 20 })).matches;
     assert.deepEqual(implementers(sizer), ['CountingSource', 'MemorySource', 'SizedReader'], list(sizer));
+  });
+
+  it('signatures: a method with the right name and the wrong signature does not implement (Read() string)', async () => {
+    const ms = (await engine.search('what implements Reader', { limit: 30 })).matches;
+    assert.ok(ms.some((m) => m.content.symbol === 'StringSource'), `StringSource is among the results (by name):\n${list(ms)}`);
+    assert.ok(!implementers(ms).includes('StringSource'), list(ms));
+  });
+
+  it('signatures across packages: unqualified Chunk in stream = stream.Chunk elsewhere (aliased too), not codec.Chunk', async () => {
+    const ms = (await engine.search('what implements Sink', { limit: 30 })).matches;
+    // Pump: pointer receivers; Relay: `st.Chunk` through an import alias; Flusher: declared (embeds stream.Sink)
+    assert.deepEqual(implementers(ms), ['Flusher', 'Pump', 'Relay'], list(ms));
+    const pump = ms[rankOf(ms, 'Pump', 'struct')];
+    assert.ok(pump.explanation.some((l) => l.startsWith('conformance index: Pump satisfies as a pointer')), pump.explanation.join('\n'));
+    // an interface embedded from another package brings its signatures along
+    assert.deepEqual(implementers((await engine.search('what implements Flusher', { limit: 30 })).matches), ['Pump']);
+  });
+
+  it('signatures: ...interface{} satisfies ...any, a slice parameter does not satisfy a variadic one', async () => {
+    const ms = (await engine.search('what implements Logger', { limit: 30 })).matches;
+    assert.deepEqual(implementers(ms), ['Console'], list(ms));
+  });
+
+  it('a generic interface: its type parameter matches any type, the rest of the signature still counts', async () => {
+    const ms = (await engine.search('what implements Getter', { limit: 30 })).matches;
+    // Cache: Get(string) (int, bool); Box[T]: Get(string) (T, bool); IndexCache: Get(int) (int, bool) is not one
+    assert.deepEqual(implementers(ms), ['Box', 'Cache'], list(ms));
   });
 
   it('no implementers for the empty interface or a type-set constraint', async () => {
@@ -118,6 +151,17 @@ describe('Go implicit interfaces: incremental re-indexing', function () {
     assert.deepEqual(await readerImplementers(), ['SizedReader'], 'only the declared embedding is left');
     writeFileSync(methodsPath(), readFileSync(join(__dirname, '..', '..', 'fixtures', 'go-implicit', 'storage', 'methods.go'), 'utf8'));
     await engine.index({ full: true });
+    assert.deepEqual(await readerImplementers(), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
+  });
+
+  it('fixing a signature in a buffer makes the type an implementer; closing the buffer takes it back', async () => {
+    const textPath = join(root, 'storage', 'text.go');
+    const original = readFileSync(textPath, 'utf8');
+    const fixed = original.replace('func (s StringSource) Read() string {\n\treturn s.text\n}', 'func (s StringSource) Read(p []byte) (int, error) {\n\treturn copy(p, s.text), nil\n}');
+    assert.notEqual(fixed, original, 'the fixture has StringSource.Read() string');
+    await engine.setBuffer('storage/text.go', fixed);
+    assert.deepEqual(await readerImplementers(), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader', 'StringSource']);
+    await engine.setBuffer('storage/text.go', null);
     assert.deepEqual(await readerImplementers(), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
   });
 

@@ -4,7 +4,7 @@ import { loadGrammar, parserFor } from '../../../server/src/engine/chunking/pars
 import { chunkFile } from '../../../server/src/engine/chunking';
 import { defaultConfig } from '../../../server/src/engine/config/schema';
 import {
-  blankGoNoise, goFileFacts, goMethodsIn, goTypesIn, implicitConformances, type GoChunkRow, type GoFileFacts, type ImplicitRow,
+  blankGoNoise, goFileFacts, goMethodsIn, goTypesIn, implicitConformances, makeGoSignature, type GoChunkRow, type GoFileFacts, type ImplicitRow,
 } from '../../../server/src/engine/indexer/goImplicit';
 
 let parser: Parser;
@@ -71,7 +71,10 @@ describe('Go implicit interfaces: reading chunk text', () => {
       ')',
     ].join('\n'));
     assert.deepEqual(types, [
-      { name: 'ReadCloser', interface: true, methods: ['Close'], embeds: [{ pkg: 'io', name: 'Reader', pointer: false }], constraint: false },
+      {
+        name: 'ReadCloser', interface: true, methods: ['Close'], signatures: [makeGoSignature([], ['error'])],
+        embeds: [{ pkg: 'io', name: 'Reader', pointer: false }], constraint: false,
+      },
       { name: 'Number', interface: true, methods: [], embeds: [], constraint: true },
       { name: 'Wrapped', interface: false, methods: [], embeds: [{ pkg: 'bytes', name: 'Buffer', pointer: true }, { pkg: 'io', name: 'Writer', pointer: false }], constraint: false },
       { name: 'HandlerFunc', interface: false, methods: [], embeds: [], constraint: false },
