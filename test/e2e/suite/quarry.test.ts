@@ -108,6 +108,17 @@ describe('Quarry in the editor', () => {
     assert.equal(ed.selection.start.line, m.span[0] - 1);
   });
 
+  it('counts the opened result as an access: its activation shows in later searches (seed 003 FR-6.4)', async () => {
+    const a = await api();
+    type WithActivation = { file: { path: string }; activation?: { accesses: number } };
+    let hit: WithActivation | undefined;
+    for (let i = 0; i < 50 && !hit?.activation; i++) {
+      hit = ((await a.find('ChunkStore')).matches as unknown as WithActivation[]).find((x) => x.file.path === 'ios/ChunkStore.swift' && (x.activation?.accesses ?? 0) >= 1);
+      if (!hit?.activation) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(hit?.activation && hit.activation.accesses >= 1, JSON.stringify(hit));
+  });
+
   it('copies a ready MCP config for agents', async () => {
     await vscode.commands.executeCommand('quarry.copyMcpConfig', 'stdio');
     const cfg = JSON.parse(await vscode.env.clipboard.readText()) as { mcpServers: Record<string, { command: string; args: string[] }> };

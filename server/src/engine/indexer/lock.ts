@@ -2,7 +2,7 @@
  * One indexer per workspace: `.quarry/index.lock` holds the owner's pid, host and start time.
  * A lock whose pid is no longer alive on this host is stale and is taken over.
  */
-import { openSync, writeSync, closeSync, readFileSync, unlinkSync } from 'node:fs';
+import { openSync, writeSync, closeSync, readFileSync, unlinkSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -40,6 +40,17 @@ export function readLock(quarryDir: string): LockInfo | undefined {
   }
 }
 
+/** How long an empty or unreadable lock file is taken for one being written before it counts as abandoned. */
+const UNREADABLE_LOCK_GRACE_MS = 2000;
+
+function lockAgeMs(path: string): number {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
 /** Takes the lock or throws IndexLockedError; returns the release function. */
 export function acquireIndexLock(quarryDir: string): () => void {
   const path = join(quarryDir, 'index.lock');
@@ -62,8 +73,10 @@ export function acquireIndexLock(quarryDir: string): () => void {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const holder = readLock(quarryDir);
-      const stale = !holder || (holder.host === hostname() && !pidAlive(holder.pid));
-      if (!stale) throw new IndexLockedError(holder);
+      // An unreadable lock is one being written right now (created, not yet filled) unless it has been so for a while:
+      // taking it over at once would let two processes that start together both "own" the lock.
+      const stale = holder ? holder.host === hostname() && !pidAlive(holder.pid) : lockAgeMs(path) > UNREADABLE_LOCK_GRACE_MS;
+      if (!stale) throw new IndexLockedError(holder ?? { pid: -1, host: hostname(), startedAt: new Date().toISOString() });
       try {
         unlinkSync(path);
       } catch {
