@@ -236,7 +236,9 @@ function buildProgram(): Command {
       const engine = await Engine.open(opts.project, { config });
       const http = await startHttpServer(engine, { host: opts.host, port: opts.port });
       process.stderr.write(`quarry serve: ${engine.root} on ${http.url} (GET ${http.url}/health/)\n`);
-      const mcp = opts.mcp ? await (await import('../mcp/http.js')).startMcpHttp(engine, { host: opts.host, port: opts.mcpPort }) : undefined;
+      // Patterns recorded over MCP are indexed here only while this process owns the index (`ownership`, below).
+      let owns = (): boolean => false;
+      const mcp = opts.mcp ? await (await import('../mcp/http.js')).startMcpHttp(engine, { host: opts.host, port: opts.mcpPort, tools: { mayIndex: () => owns() } }) : undefined;
       if (mcp) process.stderr.write(`quarry serve: MCP (Streamable HTTP) on ${mcp.url} — send "Authorization: Bearer ${mcp.token}"\n`);
       let abort = new AbortController();
       let stopping = false;
@@ -278,6 +280,7 @@ function buildProgram(): Command {
             },
           })
         : undefined;
+      owns = () => ownership?.owned === true;
       if (ownership && !ownership.owned) {
         process.stderr.write(`quarry serve: ${ownership.holder ? describeOwner(ownership.holder) : 'another process'} owns the index of ${engine.root}; serving it read-only (no indexing here)\n`);
       }

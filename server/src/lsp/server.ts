@@ -480,7 +480,7 @@ export function startLanguageServer(connection: Connection): void {
     const port = !mcpPortUsed && options.mcp?.port ? options.mcp.port : 0;
     mcpPortUsed = true;
     try {
-      f.mcp = await startMcpHttp(engine, { host: '127.0.0.1', port, token: mcpToken, tools: { ready: f.ready } });
+      f.mcp = await startMcpHttp(engine, { host: '127.0.0.1', port, token: mcpToken, tools: { ready: f.ready, mayIndex: () => owns(f) } });
       if (f.closed) {
         await f.mcp.close();
         f.mcp = undefined;

@@ -89,7 +89,8 @@ export async function runMcpStdio(projectDir: string, options: McpStdioOptions =
     log(`no index for ${engine.root} and --no-index: searches return nothing until one is built`);
   }
 
-  const server = createQuarryMcpServer(engine, { ready });
+  // Patterns recorded through this server are indexed here only while this process owns the index.
+  const server = createQuarryMcpServer(engine, { ready, mayIndex: () => ownership?.owned === true });
   const transport = new StdioServerTransport();
 
   let closing: Promise<void> | undefined;
