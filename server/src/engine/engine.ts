@@ -407,6 +407,9 @@ export class Engine {
 
   private async indexPatterns(index: boolean): Promise<{ indexed: boolean; note?: string }> {
     if (!index) return { indexed: false, note: 'saved; the process that owns this index picks it up on its next update' };
+    // No index yet: indexing the log alone would make an index of just the patterns (and `search` would then skip
+    // building the real one); the first full run reads it with everything else.
+    if (!this.hasIndex) return { indexed: false, note: 'saved; the workspace has no index yet, so the first `quarry index` (or search) indexes it with the code' };
     try {
       await this.updateFiles([PATTERNS_PATH]);
       return { indexed: true };

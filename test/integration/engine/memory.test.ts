@@ -58,6 +58,27 @@ describe('agent memory through the engine (seed 003 FR-4, FR-7, activation)', fu
     assert.ok(engine.patterns().some((p) => p.id === 'shaky' && !p.searchable));
   });
 
+  it('a pattern recorded before the workspace was ever indexed waits for the first full run', async () => {
+    const fresh = tempDir('quarry-memory-fresh-');
+    try {
+      writeFiles(fresh, FILES);
+      const e = await Engine.open(fresh, { embedding: null, reranker: null });
+      try {
+        const rec = await e.recordPattern({ id: 'early', patternType: 'decomposition', description: 'Refresh the token before the session expires.', successScore: 0.9 });
+        assert.equal(rec.indexed, false);
+        assert.match(rec.note ?? '', /no index yet/);
+        assert.equal(e.hasIndex, false, 'recording did not create a patterns-only index');
+        const s = await e.index();
+        assert.equal(s.filesIndexed, 4, 'the three files and the pattern log');
+        assert.equal((await e.search('refresh token before session expires', { types: ['reasoning'] })).matches[0]?.content.symbol, 'early');
+      } finally {
+        await e.close();
+      }
+    } finally {
+      removeDir(fresh);
+    }
+  });
+
   it('patterns survive a full re-index and a deleted (damaged) index', async () => {
     await engine.recordPattern({ id: 'keep-me', patternType: 'refactoring', description: 'Extract the token exchange into refresh_token before changing it.', successScore: 0.9 });
     await engine.index({ full: true });
