@@ -1,29 +1,15 @@
 import assert from 'node:assert/strict';
 import type { Parser } from 'web-tree-sitter';
-import { loadGrammar, parserFor } from '../../../server/src/engine/chunking/parser';
-import { chunkFile } from '../../../server/src/engine/chunking';
-import { defaultConfig } from '../../../server/src/engine/config/schema';
+import { facts, goParser, pairs } from './goFacts';
 import {
-  blankGoNoise, goFileFacts, goMethodsIn, goTypesIn, implicitConformances, makeGoSignature, type GoChunkRow, type GoFileFacts, type ImplicitRow,
+  blankGoNoise, goMethodsIn, goTypesIn, implicitConformances, makeGoSignature,
 } from '../../../server/src/engine/indexer/goImplicit';
 
 let parser: Parser;
 before(async () => {
-  parser = parserFor('go', (await loadGrammar('go'))!);
+  parser = await goParser();
 });
 
-/** Facts of Go files through the real chunker, as the pass reads them back from the store. */
-async function facts(files: Record<string, string>): Promise<GoFileFacts[]> {
-  const out: GoFileFacts[] = [];
-  for (const [path, content] of Object.entries(files)) {
-    const chunks = await chunkFile({ path, language: 'go', content }, defaultConfig().chunking);
-    const rows: GoChunkRow[] = chunks.map((c) => ({ id: c.id, path: c.path, kind: c.kind, symbol: c.symbol, name: c.name, startByte: c.startByte, content: c.content }));
-    out.push(goFileFacts(path, rows, parser));
-  }
-  return out;
-}
-
-const pairs = (rows: ImplicitRow[]) => rows.map((r) => `${r.typeName} ${r.protocolName} ${r.kind}`).sort();
 
 describe('Go implicit interfaces: reading chunk text', () => {
   it('finds method headers with value, pointer, unnamed and generic receivers', () => {

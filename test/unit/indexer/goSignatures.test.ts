@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Parser } from 'web-tree-sitter';
-import { loadGrammar, parserFor } from '../../../server/src/engine/chunking/parser';
-import { chunkFile } from '../../../server/src/engine/chunking';
-import { defaultConfig } from '../../../server/src/engine/config/schema';
+import { facts, goParser, pairs } from './goFacts';
 import {
-  formatGoSignature, goFileFacts, goFuncTypeSignature, goImportsIn, goMethodsIn, goPackageNameOfPath, goSignaturesMatch,
-  goTypesIn, implicitConformances, type GoChunkRow, type GoFileFacts, type GoNameContext, type GoSignature, type ImplicitRow,
+  formatGoSignature, goFuncTypeSignature, goImportsIn, goMethodsIn, goPackageNameOfPath, goSignaturesMatch, goTypesIn, implicitConformances, type GoNameContext, type GoSignature,
 } from '../../../server/src/engine/indexer/goImplicit';
 
 /**
@@ -14,7 +11,7 @@ import {
  */
 let parser: Parser;
 before(async () => {
-  parser = parserFor('go', (await loadGrammar('go'))!);
+  parser = await goParser();
 });
 
 const sig = (text: string, cx?: GoNameContext): GoSignature => {
@@ -175,17 +172,6 @@ describe('Go signatures: method headers in chunk text', () => {
   });
 });
 
-/** Facts of Go files through the real chunker, as the pass reads them back from the store. */
-async function facts(files: Record<string, string>): Promise<GoFileFacts[]> {
-  const out: GoFileFacts[] = [];
-  for (const [path, content] of Object.entries(files)) {
-    const chunks = await chunkFile({ path, language: 'go', content }, defaultConfig().chunking);
-    const rows: GoChunkRow[] = chunks.map((c) => ({ id: c.id, path: c.path, kind: c.kind, symbol: c.symbol, name: c.name, startByte: c.startByte, content: c.content }));
-    out.push(goFileFacts(path, rows, parser));
-  }
-  return out;
-}
-const pairs = (rows: ImplicitRow[]) => rows.map((r) => `${r.typeName} ${r.protocolName} ${r.kind}`).sort();
 
 describe('Go signatures: the join', () => {
   it('a method with the right name and the wrong signature does not implement; promoted and build-tagged methods keep theirs', async () => {
