@@ -409,7 +409,14 @@ export class Engine {
     if (!index) return { indexed: false, note: 'saved; the process that owns this index picks it up on its next update' };
     // No index yet: indexing the log alone would make an index of just the patterns (and `search` would then skip
     // building the real one); the first full run reads it with everything else.
-    if (!this.hasIndex) return { indexed: false, note: 'saved; the workspace has no index yet, so the first `quarry index` (or search) indexes it with the code' };
+    if (!this.hasIndex) {
+      if (this.indexing.state === 'indexing') {
+        // this process is building the first index: index the log right after it (the write queue keeps the order)
+        void this.updateFiles([PATTERNS_PATH]).catch(() => undefined);
+        return { indexed: false, note: 'saved; indexed as soon as the first index run of this workspace finishes' };
+      }
+      return { indexed: false, note: 'saved; the workspace has no index yet, so the first `quarry index` (or search) indexes it with the code' };
+    }
     try {
       await this.updateFiles([PATTERNS_PATH]);
       return { indexed: true };

@@ -68,8 +68,14 @@ describe('agent memory through the engine (seed 003 FR-4, FR-7, activation)', fu
         assert.equal(rec.indexed, false);
         assert.match(rec.note ?? '', /no index yet/);
         assert.equal(e.hasIndex, false, 'recording did not create a patterns-only index');
-        const s = await e.index();
-        assert.equal(s.filesIndexed, 4, 'the three files and the pattern log');
+        const running = e.index();
+        await new Promise((r) => setTimeout(r, 5));
+        const during = await e.recordPattern({ id: 'during', patternType: 'decomposition', description: 'Check the cache before the session store.', successScore: 0.8 });
+        assert.equal(during.indexed, false);
+        const s = await running;
+        assert.ok(s.filesIndexed >= 3);
+        for (let i = 0; i < 100 && !(await e.search('cache before session store', { types: ['reasoning'] })).matches.length; i++) await new Promise((r) => setTimeout(r, 20));
+        assert.equal((await e.search('cache before session store', { types: ['reasoning'] })).matches[0]?.content.symbol, 'during', 'recorded during the first run: indexed right after it');
         assert.equal((await e.search('refresh token before session expires', { types: ['reasoning'] })).matches[0]?.content.symbol, 'early');
       } finally {
         await e.close();

@@ -40,6 +40,7 @@ describe('MCP memory tools over stdio (record_pattern, report_pattern_use, repor
   const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
 
   it('records a pattern that find_code returns as type reasoning, and counts its reuse', async () => {
+    await call('find_code', { query: 'InventoryCatalog' }); // waits for the server's first index run
     const rec = await call('record_pattern', {
       pattern_type: 'decomposition', description: 'To add an inventory report, extend InventoryCatalog first, then the formatter.',
       context: 'web/src/catalog.ts', success_score: 0.8, id: 'inventory-report',

@@ -174,9 +174,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
 
   // 100 files per committed batch: seed 002 FR-034 checkpoints every 100 files.
   const batchSize = options.batchSize ?? 100;
-  for (let i = 0; i < candidates.length; i += batchSize) {
-    if (options.signal?.aborted) break;
-    const batch = candidates.slice(i, i + batchSize);
+  const commitBatch = async (batch: DiscoveredFile[], recordOf: (path: string) => FileRecord | undefined): Promise<void> => {
     const chunks: Chunk[] = [];
     const fileRecords: FileRecord[] = [];
     const replaced: string[] = [];
@@ -184,7 +182,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     for (const file of batch) {
       options.checkpoint?.tick();
       progress.currentFile = file.path;
-      const outcome = await processFile(file, records.get(file.path), target, summary);
+      const outcome = await processFile(file, recordOf(file.path), target, summary);
       if (outcome.kind === 'unchanged') {
         touchOnly.push(outcome.record);
         summary.filesUnchanged++;
@@ -213,6 +211,19 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     summary.chunksCreated += chunks.length;
     options.checkpoint?.batch(batch.map((f) => f.path), chunks.length, []);
     report();
+  };
+  for (let i = 0; i < candidates.length; i += batchSize) {
+    if (options.signal?.aborted) break;
+    await commitBatch(candidates.slice(i, i + batchSize), (p) => records.get(p));
+  }
+  // The pattern log may have grown while the run was going (an agent recording a pattern): read it once more.
+  if (!options.paths && !options.signal?.aborted) {
+    const seen = found.files.find((f) => isMemoryPath(f.path));
+    const now = await memoryFile(root);
+    if (now && (!seen || now.size !== seen.size || now.mtimeMs !== seen.mtimeMs)) {
+      const latest = (await store.fileRecords()).get(now.path);
+      await commitBatch([now], () => latest);
+    }
   }
 
   progress.phase = 'finalizing';
