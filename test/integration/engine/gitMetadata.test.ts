@@ -250,7 +250,6 @@ describe('the engine runs the git pass itself (index → search results)', funct
     try {
       repo.commit('first', D1, FILES);
       repo.write({ 'src/draft.py': 'def draft():\n    return 0\n' });
-      const prev = process.env;
       const engine = await Engine.open(repo.dir, { config: config(), embedding: null, reranker: null });
       try {
         const first = await engine.index();
@@ -282,7 +281,6 @@ describe('the engine runs the git pass itself (index → search results)', funct
         assert.deepEqual([healed.git?.reason, healed.git?.filesRefreshed], ['changes', 1]);
       } finally {
         await engine.close();
-        process.env = prev;
       }
     } finally {
       removeDir(repo.dir);
