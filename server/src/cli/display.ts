@@ -84,7 +84,7 @@ function fileCell(m: CodeMatch): string {
 }
 
 function nameCell(m: CodeMatch): string {
-  if (isMemory(m)) return String(m.content.metadata?.pattern_id ? titleOf(m) : m.content.symbol) || '-';
+  if (isMemory(m)) return titleOf(m) || m.content.symbol || '-';
   if (isKnowledge(m)) return headingOf(m) || m.content.symbol || '-';
   return m.matched_symbol || m.content.symbol || '-';
 }

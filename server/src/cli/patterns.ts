@@ -7,7 +7,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { Engine, type PatternChange } from '../engine/engine';
 import { liveOwner, describeOwner } from '../engine/indexer/owner';
-import type { Pattern } from '../engine/memory/patterns';
+import { patternJson, type Pattern } from '../engine/memory/patterns';
 
 function score(value: string): number {
   const n = Number(value);
@@ -26,15 +26,8 @@ function patternLine(p: Pattern): string {
   return `${p.id}  [${p.patternType}]  success ${p.successScore} · used ${p.usageCount}x · created ${p.createdAt.slice(0, 10)} · ${state}\n    ${p.description}`;
 }
 
-function patternJson(p: Pattern) {
-  return {
-    id: p.id, pattern_type: p.patternType, description: p.description, context: p.context, success_score: p.successScore,
-    usage_count: p.usageCount, created_at: p.createdAt, updated_at: p.updatedAt, searchable: p.searchable,
-  };
-}
-
 async function withMemory<T>(project: string, fn: (engine: Engine, mayIndex: boolean) => Promise<T>): Promise<T> {
-  const engine = await Engine.open(project, { embedding: undefined });
+  const engine = await Engine.open(project);
   try {
     const owner = liveOwner(engine.quarryDir);
     return await fn(engine, !owner || owner.pid === process.pid);

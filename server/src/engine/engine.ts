@@ -602,11 +602,18 @@ export class Engine {
       return true;
     };
     const dense = await this.denseChannel(warnings);
+    // Activation evidence, read once per chunk and search (staged fusion asks for its candidates, the stages for all).
+    const factsSeen = new Map<string, ActivationFacts>();
+    const activation = async (ids: readonly string[]): Promise<Map<string, ActivationFacts>> => {
+      const missing = ids.filter((id) => !factsSeen.has(id));
+      if (missing.length) for (const [id, f] of await this.activationFacts(missing)) factsSeen.set(id, f);
+      return new Map(ids.map((id) => [id, factsSeen.get(id)!]));
+    };
     const retrieved = await retrieve(
       {
         lexical: this.lexical, store: this.store, dense, bm25: this.config.bm25, retrieval: this.config.retrieval,
         timings: { vectorStore: (ms) => this.vectorStoreLatency.add(ms), embedding: (ms) => this.embeddingLatency.add(ms) },
-        activationOf: async (ids) => new Map([...(await this.activationFacts(ids))].filter(([, f]) => f.raw !== undefined).map(([id, f]) => [id, f.raw!])),
+        activationOf: async (ids) => new Map([...(await activation(ids))].filter(([, f]) => f.raw !== undefined).map(([id, f]) => [id, f.raw!])),
       },
       parsed,
       options.limit,
@@ -619,7 +626,7 @@ export class Engine {
       identifierFrequency: (identifier: string) => this.lexical.documentFrequency('ident', identifier.toLowerCase()),
     };
     const intent = detectIntents(parsed.text, options.intent);
-    const facts = await this.activationFacts(candidates.map((c) => c.id));
+    const facts = await activation(candidates.map((c) => c.id));
     for (const c of candidates) c.activation = facts.get(c.id);
     const stagedActivation = !!dense && this.config.retrieval.fusion === 'staged';
     candidates = runStages(defaultStages(), { query: parsed, options, ranking: this.config.ranking, stats, intent, stagedActivation }, candidates, new Set(options.disabledStages ?? []));

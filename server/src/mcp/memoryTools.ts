@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Engine, PatternChange } from '../engine/engine';
-import type { Pattern } from '../engine/memory/patterns';
+import { patternJson } from '../engine/memory/patterns';
 
 export interface MemoryToolOptions {
   /**
@@ -33,13 +33,6 @@ const patternChangeOutput = z.object({
   indexed: z.boolean().describe('Already in the index (searchable now when searchable is true)'),
   note: z.string().optional(),
 });
-
-function patternJson(p: Pattern): z.infer<typeof patternOutput> {
-  return {
-    id: p.id, pattern_type: p.patternType, description: p.description, context: p.context, success_score: p.successScore,
-    usage_count: p.usageCount, created_at: p.createdAt, updated_at: p.updatedAt, searchable: p.searchable,
-  };
-}
 
 function changeResult(verb: string, c: PatternChange): CallToolResult {
   const p = c.pattern;

@@ -58,6 +58,26 @@ export interface Pattern {
   searchable: boolean;
 }
 
+/** A pattern as the doors show it (MCP structured content, `quarry pattern --json`): snake_case, no log positions. */
+export interface PatternJson {
+  id: string;
+  pattern_type: string;
+  description: string;
+  context: string;
+  success_score: number;
+  usage_count: number;
+  created_at: string;
+  updated_at: string;
+  searchable: boolean;
+}
+
+export function patternJson(p: Pattern): PatternJson {
+  return {
+    id: p.id, pattern_type: p.patternType, description: p.description, context: p.context, success_score: p.successScore,
+    usage_count: p.usageCount, created_at: p.createdAt, updated_at: p.updatedAt, searchable: p.searchable,
+  };
+}
+
 export class PatternError extends Error {
   constructor(message: string) {
     super(message);
