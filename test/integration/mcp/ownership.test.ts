@@ -77,7 +77,12 @@ class McpProc {
   }
 
   async call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    return (await this.client.callTool({ name, arguments: args })) as CallToolResult;
+    try {
+      return (await this.client.callTool({ name, arguments: args })) as CallToolResult;
+    } catch (e) {
+      // a server that died says why on stderr
+      throw new Error(`${name} on quarry mcp (pid ${this.transport.pid}) failed: ${(e as Error).message}\n--- its stderr ---\n${this.stderr}`);
+    }
   }
 
   async status(): Promise<IndexStatusOut> {

@@ -7,7 +7,7 @@
  */
 import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { withFileLock } from './fileLock';
+import { withFileLock } from '../fileLock';
 
 export interface LogLine<T> {
   /** 1-based line number in the file. */

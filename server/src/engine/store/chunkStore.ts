@@ -23,6 +23,7 @@ import type { ChunkGitInfo, GitStatus } from '../git/metadata';
 import { WriteQueue } from './writeQueue';
 import { tally } from '../counts';
 import { VectorStore } from './vectorStore';
+import { withFileLockAsync } from '../fileLock';
 
 /**
  * Bump when the table layout changes: an index with another version is rebuilt (it is a cache).
@@ -136,28 +137,38 @@ export class ChunkStore {
   static async open(quarryDir: string): Promise<{ store: ChunkStore; recreated: boolean }> {
     const dir = join(quarryDir, 'lancedb');
     const metaPath = join(quarryDir, 'store.json');
-    let recreated = false;
-    if (existsSync(dir)) {
-      let version = -1;
-      try {
-        version = (JSON.parse(readFileSync(metaPath, 'utf8')) as { schemaVersion: number }).schemaVersion;
-      } catch {
-        version = -1;
+    // Under a lock: two processes opening a new index at once must neither take each other's half-made store (no
+    // store.json yet) for an outdated one and delete it, nor create the same LanceDB table together.
+    mkdirSync(quarryDir, { recursive: true });
+    const { recreated, db, chunks, conformances, files, chunkGit } = await withFileLockAsync(join(quarryDir, 'store.lock'), async () => {
+      let reset = false;
+      if (existsSync(dir)) {
+        let version = -1;
+        try {
+          version = (JSON.parse(readFileSync(metaPath, 'utf8')) as { schemaVersion: number }).schemaVersion;
+        } catch {
+          version = -1;
+        }
+        if (version !== STORE_SCHEMA_VERSION) {
+          rmSync(dir, { recursive: true, force: true });
+          reset = true;
+        }
       }
-      if (version !== STORE_SCHEMA_VERSION) {
-        rmSync(dir, { recursive: true, force: true });
-        recreated = true;
-      }
-    }
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(metaPath, JSON.stringify({ schemaVersion: STORE_SCHEMA_VERSION }));
-    const db = await lancedb.connect(dir, { readConsistencyInterval: 0 });
-    const names = new Set(await db.tableNames());
-    const table = async (name: string, schema: Schema) => (names.has(name) ? db.openTable(name) : db.createEmptyTable(name, schema, { existOk: true }));
-    const chunks = await table('chunks', CHUNKS_SCHEMA);
-    const conformances = await table('conformances', CONFORMANCES_SCHEMA);
-    const files = await table('files', FILES_SCHEMA);
-    const chunkGit = await table('chunk_git', CHUNK_GIT_SCHEMA);
+      mkdirSync(dir, { recursive: true });
+      const conn = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+      const names = new Set(await conn.tableNames());
+      const table = async (name: string, schema: Schema) => (names.has(name) ? conn.openTable(name) : conn.createEmptyTable(name, schema, { existOk: true }));
+      const opened = {
+        recreated: reset, db: conn,
+        chunks: await table('chunks', CHUNKS_SCHEMA),
+        conformances: await table('conformances', CONFORMANCES_SCHEMA),
+        files: await table('files', FILES_SCHEMA),
+        chunkGit: await table('chunk_git', CHUNK_GIT_SCHEMA),
+      };
+      // written last: a store.json means the tables exist
+      writeFileSync(metaPath, JSON.stringify({ schemaVersion: STORE_SCHEMA_VERSION }));
+      return opened;
+    });
     const store = new ChunkStore(dir, db, chunks, conformances, files, chunkGit);
     return { store, recreated };
   }

@@ -1,0 +1,100 @@
+/**
+ * A short-lived cross-process lock (`<file>.lock`, created with O_EXCL, holding pid and host): the memory logs' appends
+ * and compactions, and the store's open-or-reset decision, hold it for milliseconds; a lock left by a dead process on this host is taken over, and
+ * one older than `staleMs` is treated as abandoned (a process on another host, or a pid reused).
+ */
+import { openSync, writeSync, closeSync, readFileSync, unlinkSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { pidAlive } from './indexer/lock';
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+export class FileLockedError extends Error {
+  constructor(readonly path: string, waitedMs: number) {
+    super(`Another Quarry process kept ${path} locked for ${waitedMs} ms; try again, or delete the lock file if no Quarry process is running.`);
+    this.name = 'FileLockedError';
+  }
+}
+
+/** Takes the lock at `lockPath` when it is free (or abandoned); returns its release, or undefined when held. */
+function tryAcquire(lockPath: string, staleMs: number): (() => void) | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(lockPath, 'wx');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  if (fd !== undefined) {
+    try {
+      writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() }));
+    } finally {
+      closeSync(fd);
+    }
+    return () => {
+      try {
+        unlinkSync(lockPath);
+      } catch {
+        /* already gone */
+      }
+    };
+  }
+  if (isStale(lockPath, staleMs)) {
+    try {
+      unlinkSync(lockPath);
+    } catch {
+      /* another process took it over first */
+    }
+    return tryAcquire(lockPath, staleMs);
+  }
+  return undefined;
+}
+
+/** Runs `fn` holding the lock at `lockPath`; waits up to `waitMs` for another holder. */
+export function withFileLock<T>(lockPath: string, fn: () => T, waitMs = 5000, staleMs = 30_000): T {
+  const started = Date.now();
+  for (;;) {
+    const release = tryAcquire(lockPath, staleMs);
+    if (release) {
+      try {
+        return fn();
+      } finally {
+        release();
+      }
+    }
+    if (Date.now() - started > waitMs) throw new FileLockedError(lockPath, Date.now() - started);
+    sleepSync(10);
+  }
+}
+
+/** `withFileLock` for asynchronous work (the event loop keeps running while it waits). */
+export async function withFileLockAsync<T>(lockPath: string, fn: () => Promise<T>, waitMs = 30_000, staleMs = 60_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const release = tryAcquire(lockPath, staleMs);
+    if (release) {
+      try {
+        return await fn();
+      } finally {
+        release();
+      }
+    }
+    if (Date.now() - started > waitMs) throw new FileLockedError(lockPath, Date.now() - started);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function isStale(lockPath: string, staleMs: number): boolean {
+  try {
+    const holder = JSON.parse(readFileSync(lockPath, 'utf8')) as { pid?: number; host?: string };
+    if (holder.host === hostname() && typeof holder.pid === 'number' && !pidAlive(holder.pid)) return true;
+  } catch {
+    // unreadable or half-written: judge by age only
+  }
+  try {
+    return Date.now() - statSync(lockPath).mtimeMs > staleMs;
+  } catch {
+    return false;
+  }
+}
