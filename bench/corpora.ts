@@ -77,14 +77,16 @@ export const CORPORA: CorpusSpec[] = [
     licence: 'MIT (this repository)',
     quick: true,
     fetch(target) {
-      const files = run('git', ['ls-files'], REPO_ROOT).split('\n').filter((f) => f && !f.startsWith('test/fixtures/'));
+      // Not the fixtures, and not the benchmark's own question files and reports: they hold the very query texts.
+      const benchText = (f: string) => f.startsWith('bench/questions/') || f.startsWith('bench/results/') || f === 'BENCHMARKS.md';
+      const files = run('git', ['ls-files'], REPO_ROOT).split('\n').filter((f) => f && !f.startsWith('test/fixtures/') && !benchText(f));
       for (const f of files) {
         const dst = join(target, f);
         mkdirSync(join(dst, '..'), { recursive: true });
         cpSync(join(REPO_ROOT, f), dst);
       }
       const head = run('git', ['rev-parse', '--short', 'HEAD'], REPO_ROOT).trim();
-      return { source: 'this repository (git ls-files, fixtures excluded)', version: head };
+      return { source: 'this repository (git ls-files; test fixtures, bench questions and reports excluded)', version: head };
     },
   },
   {

@@ -37,7 +37,7 @@ export async function lspLatencies(cli: string, dir: string, queries: string[], 
     const uri = pathToFileURL(dir).toString();
     await conn.sendRequest('initialize', {
       processId: process.pid, rootUri: uri, capabilities: { window: { workDoneProgress: true } },
-      workspaceFolders: [{ uri, name: 'bench' }], initializationOptions: { reranker: false },
+      workspaceFolders: [{ uri, name: 'bench' }],
     });
     await conn.sendNotification('initialized', {});
     // The first find waits for the server's start-up index run (incremental here: the index exists).

@@ -111,9 +111,10 @@ export interface PreparedCorpus {
 
 /**
  * Writes the stripped copy of `srcDir` (cached) and builds both query sets. `perSet` caps each set
- * (test split only), sampled with a fixed seed.
+ * (test split only, unless `allSplits`: training data for the reranker comes from corpora no benchmark uses),
+ * sampled with a fixed seed.
  */
-export async function prepareSets(srcDir: string, outDir: string, perSet: number): Promise<PreparedCorpus> {
+export async function prepareSets(srcDir: string, outDir: string, perSet: number, allSplits = false): Promise<PreparedCorpus> {
   const files = listFiles(srcDir);
   const stamp = join(outDir, '.stripped-ok');
   if (!existsSync(stamp)) {
@@ -158,7 +159,7 @@ export async function prepareSets(srcDir: string, outDir: string, perSet: number
   const docstring: BenchQuery[] = [];
   for (const c of original) {
     const split = splitOf(c.path);
-    if (split !== 'test') continue;
+    if (split !== 'test' && !allSplits) continue;
     const target = { path: c.path, anchorLine: anchorLine(stripped(c.path), c.startLine, c.endLine, c.name), symbol: c.symbol };
     if (c.name.length >= 4 && defs.get(c.name.toLowerCase()) === 1) {
       identifier.push({ set: 'identifier', text: c.name, language: c.language, split, target });

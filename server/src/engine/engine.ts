@@ -633,8 +633,9 @@ export class Engine {
     candidates.sort(compareCandidates);
     const strategy = [...retrieved.strategy];
     // Identifier queries keep their exact-name order; descriptions go through the reranker when there is one.
-    if (this.reranker && parsed.form === 'natural' && candidates.length > 1) {
-      const r = await rerankCandidates(this.reranker, parsed.text, candidates, this.config.rerank.candidates);
+    const rerankable = !this.reranker?.needsBothChannels || strategy.includes('HYBRID_SEARCH');
+    if (this.reranker && parsed.form === 'natural' && candidates.length > 1 && rerankable) {
+      const r = await rerankCandidates(this.reranker, parsed, candidates, this.config.rerank.candidates);
       candidates = r.candidates.sort(compareCandidates);
       if (r.applied) strategy.push('SEMANTIC_RERANK');
       if (r.warning) warnings.push(r.warning);

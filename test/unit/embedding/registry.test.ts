@@ -72,10 +72,13 @@ describe('provider registry', () => {
     await r!.close();
   });
 
-  it('rerankers: voyage with a key, else a local cross-encoder, else none', async () => {
+  it('rerankers: voyage with a key, else a local cross-encoder, else the bundled quarry-rerank, else none', async () => {
     assert.equal(chooseReranker({}, { env: { VOYAGE_API_KEY: 'k' }, home }).provider, 'voyage');
-    assert.equal(chooseReranker({}, { env: {}, home }).provider, null);
-    assert.equal(await createReranker({}, { env: {}, home }), null);
+    assert.equal(chooseReranker({}, { env: {}, home }).provider, 'quarry');
+    assert.equal(chooseReranker({ quarry: { modelName: 'missing' } }, { env: {}, home }).provider, null);
+    assert.equal(await createReranker({ quarry: { modelName: 'missing' } }, { env: {}, home }), null);
+    const found = chooseReranker({ crossEncoder: { modelPath: join(FIXTURES, 'tiny-bert-reranker') } }, { env: {}, home });
+    assert.equal(found.provider, 'cross-encoder');
     assert.equal(chooseReranker({ provider: 'none' }, { env: { VOYAGE_API_KEY: 'k' } }).provider, null);
     const r = await createReranker({}, { env: { VOYAGE_API_KEY: 'k' }, home });
     assert.equal(r!.id, 'voyage:rerank-2.5');

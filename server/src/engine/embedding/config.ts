@@ -130,16 +130,25 @@ export const CrossEncoderRerankConfigSchema = z
   })
   .strict();
 
-export const RerankProviderNameSchema = z.enum(['auto', 'voyage', 'cross-encoder', 'none']);
+export const QuarryRerankConfigSchema = z
+  .object({
+    /** Directory of a quarry-rerank model; default: found by name (bundled in models/). */
+    modelPath: z.string().min(1).optional(),
+    modelName: z.string().min(1).default('quarry-rerank'),
+  })
+  .strict();
+
+export const RerankProviderNameSchema = z.enum(['auto', 'voyage', 'cross-encoder', 'quarry', 'none']);
 
 export const RerankConfigSchema = z
   .object({
-    /** `auto`: voyage when an API key is available, else a local cross-encoder when one is found, else none. */
+    /** `auto`: voyage when an API key is available, else a local cross-encoder when one is found, else Quarry's own learned reranker (bundled), else none. */
     provider: RerankProviderNameSchema.default('auto'),
     /** How many of the fused candidates are sent to the reranker. */
     candidates: z.number().int().min(1).max(1000).default(50),
     voyage: VoyageRerankConfigSchema.default(VoyageRerankConfigSchema.parse({})),
     crossEncoder: CrossEncoderRerankConfigSchema.default(CrossEncoderRerankConfigSchema.parse({})),
+    quarry: QuarryRerankConfigSchema.default(QuarryRerankConfigSchema.parse({})),
   })
   .strict();
 
@@ -151,4 +160,5 @@ export type StaticEmbeddingConfig = z.infer<typeof StaticEmbeddingConfigSchema>;
 export type RerankConfig = z.infer<typeof RerankConfigSchema>;
 export type VoyageRerankConfig = z.infer<typeof VoyageRerankConfigSchema>;
 export type CrossEncoderRerankConfig = z.infer<typeof CrossEncoderRerankConfigSchema>;
+export type QuarryRerankConfig = z.infer<typeof QuarryRerankConfigSchema>;
 export type CircuitBreakerConfig = z.infer<typeof CircuitBreakerConfigSchema>;

@@ -21,12 +21,13 @@ import { conventionalModelDirs, looksLikeModelDir } from './localModel';
 import { VoyageEmbeddingProvider } from './providers/voyage';
 import { OnnxEmbeddingProvider } from './providers/onnx';
 import { UseEmbeddingProvider } from './providers/use';
-import { looksLikeStaticModel, StaticEmbeddingProvider } from './providers/static';
+import { looksLikeStaticModel, STATIC_MODEL_NAME, StaticEmbeddingProvider } from './providers/static';
 import { VoyageReranker } from './rerankers/voyage';
 import { CrossEncoderReranker } from './rerankers/crossEncoder';
+import { QuarryReranker } from './rerankers/quarry';
 
 export type EmbeddingProviderName = 'voyage' | 'onnx' | 'static' | 'local-use';
-export type RerankerName = 'voyage' | 'cross-encoder';
+export type RerankerName = 'voyage' | 'cross-encoder' | 'quarry';
 
 export interface RegistryOptions {
   env?: NodeJS.ProcessEnv;
@@ -142,11 +143,15 @@ export function chooseReranker(input: z.input<typeof RerankConfigSchema> | Reran
   const env = opts.env ?? process.env;
   if (cfg.provider === 'none') return { provider: null, reason: 'rerank.provider is none' };
   if (cfg.provider === 'voyage') return { provider: 'voyage', reason: 'configured' };
+  const quarry = () => cfg.quarry.modelPath ?? findLocalModel(undefined, cfg.quarry.modelName, opts, (d) => existsSync(join(d, 'model.json'))) ?? bundledModelDir(cfg.quarry.modelName);
+  if (cfg.provider === 'quarry') return { provider: 'quarry', reason: 'configured', modelPath: quarry() };
   const dir = findLocalModel(cfg.crossEncoder.modelPath, cfg.crossEncoder.modelName, opts);
   if (cfg.provider === 'cross-encoder') return { provider: 'cross-encoder', reason: 'configured', modelPath: dir ?? cfg.crossEncoder.modelPath };
   if (resolveVoyageKey(cfg.voyage.apiKey, env)) return { provider: 'voyage', reason: 'auto: a Voyage API key is available' };
   if (dir) return { provider: 'cross-encoder', reason: `auto: local cross-encoder found at ${dir}`, modelPath: dir };
-  return { provider: null, reason: 'auto: no Voyage key and no local cross-encoder; results keep the fused order' };
+  const own = quarry();
+  if (own) return { provider: 'quarry', reason: `auto: Quarry's reranker at ${own}`, modelPath: own };
+  return { provider: null, reason: 'auto: no Voyage key, no local cross-encoder and no quarry-rerank model; results keep the fused order' };
 }
 
 export async function createReranker(input: z.input<typeof RerankConfigSchema> | RerankConfig, opts: RegistryOptions = {}): Promise<Reranker | null> {
@@ -159,5 +164,9 @@ export async function createReranker(input: z.input<typeof RerankConfigSchema> |
       return new VoyageReranker(cfg.voyage, { env: opts.env, clock: opts.clock, limiter: opts.limiter });
     case 'cross-encoder':
       return CrossEncoderReranker.load({ ...cfg.crossEncoder, modelPath: choice.modelPath });
+    case 'quarry':
+      if (!choice.modelPath)
+        throw new ProviderUnavailableError('quarry-rerank', `quarry-rerank: no model found (models/${cfg.quarry.modelName}/ is missing). Fix: set rerank.quarry.modelPath, restore the bundled model, or set rerank.provider to none.`, false);
+      return QuarryReranker.load(choice.modelPath, findStaticModel(undefined, STATIC_MODEL_NAME, opts));
   }
 }

@@ -2,6 +2,8 @@
  * The embedding and reranking provider contracts. Providers know nothing of the store or the index:
  * they turn texts into vectors (or scores) and report their health.
  */
+import type { Candidate } from '../ranking/candidate';
+import type { ParsedQuery } from '../ranking/query';
 
 export type CircuitState = 'closed' | 'open' | 'half_open';
 
@@ -58,6 +60,17 @@ export interface Reranker {
   readonly kind: 'local' | 'remote';
   /** Scores for the documents, best first, at most topK. */
   rerank(query: string, documents: string[], topK: number, signal?: AbortSignal): Promise<RerankResult[]>;
+  /**
+   * For rerankers that read the candidates themselves (channel scores and ranks, matched index fields, chunk facts)
+   * rather than only their text: one relevance score per candidate, in the order given. When present, the rerank
+   * step uses it instead of `rerank`.
+   */
+  scoreCandidates?(query: ParsedQuery, candidates: readonly Candidate[]): number[];
+  /**
+   * True for a reranker trained on hybrid candidate lists (both channels served): a search that ran on one channel
+   * only keeps its order (its search_strategy then has no SEMANTIC_RERANK).
+   */
+  readonly needsBothChannels?: boolean;
   health(): ProviderHealth;
   close(): Promise<void>;
 }

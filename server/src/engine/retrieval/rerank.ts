@@ -1,10 +1,11 @@
 /**
- * The rerank step (seed 002 FR-018/FR-025): the best fused candidates go to a reranker (Voyage rerank-2.5,
- * or a local cross-encoder) which reorders them; the rest keep their order below. A reranker that fails
- * leaves the fused order in place and says so.
+ * The rerank step (seed 002 FR-018/FR-025): the best fused candidates go to a reranker (Voyage rerank-2.5, a local
+ * cross-encoder, or Quarry's learned reranker) which reorders them; the rest keep their order below. A reranker that
+ * fails leaves the fused order in place and says so.
  */
 import type { Candidate } from '../ranking/candidate';
-import type { Reranker } from '../embedding/types';
+import type { ParsedQuery } from '../ranking/query';
+import type { Reranker, RerankResult } from '../embedding/types';
 import { codeView } from '../embedding/views';
 
 export interface RerankOutcome {
@@ -13,12 +14,22 @@ export interface RerankOutcome {
   warning?: string;
 }
 
-export async function rerankCandidates(reranker: Reranker, query: string, candidates: Candidate[], count: number): Promise<RerankOutcome> {
+async function scoresOf(reranker: Reranker, query: ParsedQuery, head: Candidate[]): Promise<RerankResult[]> {
+  if (reranker.scoreCandidates) {
+    return reranker
+      .scoreCandidates(query, head)
+      .map((score, index) => ({ index, score }))
+      .sort((a, b) => b.score - a.score || a.index - b.index);
+  }
+  return reranker.rerank(query.text, head.map((c) => codeView(c.chunk!, { maxChars: 4000 })), head.length);
+}
+
+export async function rerankCandidates(reranker: Reranker, query: ParsedQuery, candidates: Candidate[], count: number): Promise<RerankOutcome> {
   const head = candidates.filter((c) => c.chunk).slice(0, count);
   if (head.length < 2) return { candidates, applied: false };
   let results;
   try {
-    results = await reranker.rerank(query, head.map((c) => codeView(c.chunk!, { maxChars: 4000 })), head.length);
+    results = await scoresOf(reranker, query, head);
   } catch (e) {
     return { candidates, applied: false, warning: `Reranker ${reranker.id} unavailable (${(e as Error).message}); results keep the fused order.` };
   }

@@ -131,8 +131,13 @@ export function nameTokens(text: string): string[] {
  */
 export function stemTokens(text: string): string[] {
   const out: string[] = [];
-  for (const p of partTokens(text)) out.push(/^[a-z]{4,}$/.test(p) ? porter2(p) : p);
+  for (const p of partTokens(text)) out.push(stemOf(p));
   return out;
+}
+
+/** The stem of one lower-cased part (the rule of `stemTokens`): Porter2 for words of 4+ letters, else the part. */
+export function stemOf(part: string): string {
+  return /^[a-z]{4,}$/.test(part) ? porter2(part) : part;
 }
 
 /**

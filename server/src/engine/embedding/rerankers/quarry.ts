@@ -1,0 +1,70 @@
+/**
+ * Quarry's own reranker (`quarry-rerank`, bundled in models/): a small learned model over what retrieval and the
+ * ranking stages know about each candidate (channel scores and ranks, which index fields matched, how much of the
+ * query the name, signature, body and path cover, the code model's name similarity, kind and size). Trained by
+ * training/rerank/ on code no benchmark uses; offline, no native runtime, well under a millisecond per candidate.
+ * Id: `quarry-rerank:<name>@<version>`.
+ */
+import type { Candidate } from '../../ranking/candidate';
+import type { ParsedQuery } from '../../ranking/query';
+import { ProviderHealth, Reranker, RerankResult } from '../types';
+import { LocalCallStats } from '../localStats';
+import { StaticEmbeddingProvider } from '../providers/static';
+import { rerankFeatures } from './learned/features';
+import { readRerankModel, RerankModel, scoreRow } from './learned/model';
+
+export class QuarryReranker implements Reranker {
+  readonly kind = 'local' as const;
+  readonly id: string;
+  /** Trained on lists where BM25 and the code model both served; a one-channel search keeps its order. */
+  readonly needsBothChannels = true;
+  private readonly stats = new LocalCallStats();
+
+  private constructor(
+    readonly model: RerankModel,
+    readonly dir: string,
+    private readonly codeModel: StaticEmbeddingProvider | undefined,
+  ) {
+    this.id = `quarry-rerank:${model.name}@${model.version}`;
+  }
+
+  /**
+   * Opens a model directory (throws a ProviderUnavailableError naming the fix). `codeModelDir`: the static code model
+   * its similarity features need (lazy: its table is read on the first search); without it those features are 0.
+   */
+  static load(dir: string, codeModelDir: string | undefined): QuarryReranker {
+    const model = readRerankModel(dir);
+    const code = codeModelDir ? StaticEmbeddingProvider.load(codeModelDir, { lazy: true }) : undefined;
+    return new QuarryReranker(model, dir, code);
+  }
+
+  /** Relevance in (0, 1) per candidate, in their order. */
+  scoreCandidates(query: ParsedQuery, candidates: readonly Candidate[]): number[] {
+    if (this.stats.closed) throw new Error('quarry-rerank is closed');
+    const t0 = performance.now();
+    this.stats.requests++;
+    try {
+      const code = this.codeModel;
+      const rows = rerankFeatures(query, candidates, code ? (t) => code.embed(t) : undefined);
+      const out = rows.map((r) => 1 / (1 + Math.exp(-scoreRow(this.model, r))));
+      this.stats.ok(t0);
+      return out;
+    } catch (e) {
+      this.stats.fail(e);
+      throw e;
+    }
+  }
+
+  /** It reads candidates, not bare texts: the rerank step calls scoreCandidates. */
+  async rerank(): Promise<RerankResult[]> {
+    throw new Error('quarry-rerank scores search candidates (scoreCandidates), not bare texts');
+  }
+
+  health(): ProviderHealth {
+    return this.stats.health();
+  }
+
+  async close(): Promise<void> {
+    this.stats.closed = true;
+  }
+}
