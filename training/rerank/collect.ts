@@ -13,7 +13,8 @@
  * quarry-code held out for validation are used, so the code model's similarities are as honest on them as on code
  * it never saw. Every comment and docstring is blanked from the indexed copy, as in the benchmark.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { Engine } from '../../server/src/engine/engine';
@@ -75,6 +76,20 @@ async function collect(name: string, dir: string, queries: BenchQuery[], out: st
   console.log(`${name}: ${kept} lists (${found} with the answer among the candidates) in ${Math.round((Date.now() - t0) / 1000)} s`);
 }
 
+/** `npm pack` of a pinned package, its `subdir` kept; prints the tarball's integrity. */
+function fetchNpm(spec: string, subdir: string, target: string): void {
+  const tmp = `${target}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  const out = JSON.parse(execFileSync('npm', ['pack', spec, '--json', '--silent'], { cwd: tmp, encoding: 'utf8' })) as Array<{ filename: string; integrity: string }>;
+  execFileSync('tar', ['-xzf', out[0]!.filename], { cwd: tmp });
+  rmSync(target, { recursive: true, force: true });
+  cpSync(join(tmp, 'package', subdir), target, { recursive: true });
+  rmSync(tmp, { recursive: true, force: true });
+  writeFileSync(`${target}.ok`, `${spec} ${out[0]!.integrity}\n`);
+  console.log(`fetched ${spec} (${subdir}/), ${out[0]!.integrity}`);
+}
+
 /** Packages of quarry-code's validation split with at least 20 pairs, most pairs first. */
 function heldOutPackages(pairsFile: string): string[] {
   const counts = new Map<string, number>();
@@ -91,6 +106,7 @@ async function main(): Promise<void> {
     .requiredOption('--out <file>')
     .option('--from-pairs <file>', "the packages quarry-code held out for validation (pairs.jsonl's split), each with at least 20 pairs")
     .option('--packages <list>', 'training packages (training/.cache/src/<name>)')
+    .option('--npm <file>', 'pinned npm packages (training/rerank/npm-packages.json), fetched into <work>/npm-src')
     .option('--bench <list>', 'benchmark corpora (bench/.cache/corpora/<name>)')
     .option('--per <n>', 'docstring queries per corpus', '300')
     .option('--work <dir>', 'where stripped copies and their indexes live', '/tmp/quarry-rerank')
@@ -109,6 +125,18 @@ async function main(): Promise<void> {
     mkdirSync(stripped, { recursive: true });
     const prepared = await prepareSets(src, stripped, per, true);
     await collect(pkg, stripped, prepared.queries.filter((q) => q.set === 'docstring'), opts.out, model);
+  }
+  if (opts.npm) {
+    const list = (JSON.parse(readFileSync(opts.npm, 'utf8')) as { packages: Array<{ spec: string; subdir: string }> }).packages;
+    for (const { spec, subdir } of list) {
+      const name = `npm-${spec.replace(/^@/, '').replace(/[/@]/g, '_')}`;
+      const src = join(opts.work, 'npm-src', name);
+      if (!existsSync(`${src}.ok`)) fetchNpm(spec, subdir, src);
+      const stripped = join(opts.work, name);
+      mkdirSync(stripped, { recursive: true });
+      const prepared = await prepareSets(src, stripped, per, true);
+      await collect(name, stripped, prepared.queries.filter((q) => q.set === 'docstring'), opts.out, model);
+    }
   }
   for (const corpus of (opts.bench ?? '').split(',').filter(Boolean)) {
     const base = join(REPO, 'bench/.cache/corpora', corpus);

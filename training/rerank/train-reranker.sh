@@ -13,7 +13,7 @@ fi
 out=training/.cache/rerank
 mkdir -p "$out"
 rm -f "$out/train.jsonl" "$out/eval.jsonl"
-LANCEDB_LOG=error npx tsx training/rerank/collect.ts --out "$out/train.jsonl" --from-pairs training/.cache/pairs.jsonl --work "$out/work"
+LANCEDB_LOG=error npx tsx training/rerank/collect.ts --out "$out/train.jsonl" --from-pairs training/.cache/pairs.jsonl --npm training/rerank/npm-packages.json --work "$out/work"
 LANCEDB_LOG=error npx tsx training/rerank/collect.ts --out "$out/eval.jsonl" --bench quarry,python-stdlib,rxjs,lodash,go-stdlib --per 150
 /usr/bin/python3 training/rerank/train.py --train "$out/train.jsonl" --eval "$out/eval.jsonl" --out models/quarry-rerank "$@"
 echo "train-reranker: done; run 'npm run bench' to measure hybrid + rerank next to hybrid alone"

@@ -172,7 +172,7 @@ def main():
                 {"weights": [[round(float(w), 6) for w in row] for row in sd["l2.weight"]], "bias": [round(float(b), 6) for b in sd["l2.bias"]], "activation": "linear"},
             ],
             "training": {
-                "data": "docstring -> code lists over the packages quarry-code held out (training/rerank/collect.ts), comments blanked",
+                "data": "docstring -> code lists (training/rerank/collect.ts, comments blanked) over the Debian packages quarry-code held out and the pinned npm packages of training/rerank/npm-packages.json",
                 "lists": {"train": len(train), "validation": len(valid)},
                 "packages": {"train": len({d["corpus"] for d in train}), "validation": len({d["corpus"] for d in valid})},
                 "model": f"MLP {rows.shape[1]}-{a.hidden}-1 (tanh), listwise softmax loss, AdamW lr {a.lr} wd {a.wd}, {a.epochs} epochs, kept epoch {best[2] + 1}",
