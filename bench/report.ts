@@ -89,6 +89,11 @@ export function renderBenchmarks(r: BenchResults, previous: string): string {
     out.push('### Seed suite: reference queries on Quarry\'s own code (seed 002 FR-036, `test/fixtures/reference-queries.yml`)', '');
     out.push(`${r.reference.queries} queries covering every intent, BM25 pipeline, tests excluded: **P@3 ${(r.reference.p3 * 100).toFixed(0)}%** (target ≥ 70%), **P@5 ${(r.reference.p5 * 100).toFixed(0)}%** (target ≥ 80%).`, '');
     if (r.reference.misses.length) out.push('Outside the top 5 (rank: query):', '', ...r.reference.misses.map((m) => `- ${m}`), '');
+    const d = r.reference.default;
+    if (d) {
+      out.push(`The default configuration (hybrid + rerank) on the same queries: **P@3 ${(d.p3 * 100).toFixed(0)}%**, **P@5 ${(d.p5 * 100).toFixed(0)}%**.`, '');
+      if (d.misses.length) out.push('Outside its top 5:', '', ...d.misses.map((m) => `- ${m}`), '');
+    }
   }
 
   if (r.appendixD) {

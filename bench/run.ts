@@ -63,7 +63,7 @@ export interface BenchResults {
   corpora: CorpusResult[];
   fixture?: FixtureResult;
   /** Seed 002 FR-036 reference suite on Quarry's own code. */
-  reference?: { queries: number; p3: number; p5: number; misses: string[] };
+  reference?: { queries: number; p3: number; p5: number; misses: string[]; default?: { p3: number; p5: number; misses: string[] } };
   /** Seed 003 Appendix D: the shell tests ST-1..ST-20 (test/shell/) against the built CLI on the aurora fixture. */
   appendixD?: { passed: number; failed: number; failures: string[]; seconds: number };
   growth?: GrowthPoint[];
@@ -490,11 +490,17 @@ async function main(): Promise<void> {
     const dir = join(CACHE_DIR, 'reference-repo');
     rmSync(dir, { recursive: true, force: true });
     copyRepository(REPO, dir);
+    const misses = (rs: Awaited<ReturnType<typeof runReferenceSuite>>['results']) => rs.filter((x) => !x.rank || x.rank > 5).map((x) => `${x.rank || '>10'}: ${x.query.query}`);
+    // The BM25 pipeline (what the test suite checks), then the default configuration (hybrid + rerank).
     const engine = await Engine.open(dir, { embedding: null, reranker: null });
     await engine.index();
     const r = await runReferenceSuite(engine, REPO);
-    results.reference = { queries: r.results.length, p3: r.p3, p5: r.p5, misses: r.results.filter((x) => !x.rank || x.rank > 5).map((x) => `${x.rank || '>10'}: ${x.query.query}`) };
     await engine.close();
+    const full = await Engine.open(dir);
+    await full.index();
+    const d = await runReferenceSuite(full, REPO);
+    await full.close();
+    results.reference = { queries: r.results.length, p3: r.p3, p5: r.p5, misses: misses(r.results), default: { p3: d.p3, p5: d.p5, misses: misses(d.results) } };
   } catch (e) {
     skipped.push(`reference suite: ${(e as Error).message.split('\n')[0]}`);
   }

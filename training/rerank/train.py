@@ -102,6 +102,7 @@ def main():
     ap.add_argument("--width", type=int, default=50)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--version", default=time.strftime("%Y.%m.%d"))
+    ap.add_argument("--ignore", default="", help="comma-separated features the model must not use (their weights are 0)")
     a = ap.parse_args()
     random.seed(a.seed)
     torch.manual_seed(a.seed)
@@ -116,11 +117,20 @@ def main():
     mean = rows.mean(0)
     std = rows.std(0)
     std[std < 1e-4] = 1.0
+    # An ignored feature is standardised to a constant 0 (mean = the value's centre, huge spread) and its weights stay 0.
+    ignored = [names.index(f) for f in a.ignore.split(",") if f]
+    for i in ignored:
+        mean[i] = 0.0
+        std[i] = 1e9
     print(f"lists: {len(from_file)} read, {len(lists)} with an answer; train {len(train)} ({len({d['corpus'] for d in train})} packages), "
           f"validation {len(valid)} ({len({d['corpus'] for d in valid})} packages); {rows.shape[1]} features")
 
     x, y, m = batchify(train, mean, std, a.width)
     model = Mlp(rows.shape[1], a.hidden)
+    if ignored:
+        with torch.no_grad():
+            model.l1.weight[:, ignored] = 0.0
+        model.l1.weight.register_hook(lambda g: g.index_fill(1, torch.tensor(ignored), 0.0))
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=a.wd)
     steps = a.epochs * math.ceil(len(train) / a.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps)
