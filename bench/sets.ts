@@ -32,6 +32,11 @@ export interface BenchQuery {
 
 const CODE_KINDS = new Set(['function', 'method', 'constructor', 'class', 'struct', 'enum', 'interface', 'protocol', 'trait', 'type_alias']);
 
+/** The docstring set's answers: documented functions and methods. */
+export const DOCSTRING_KINDS: ReadonlySet<string> = new Set(['function', 'method']);
+/** Documented types, for the reranker's training lists (so it also learns when a type is the answer). */
+export const TYPE_DOC_KINDS: ReadonlySet<string> = new Set(['class', 'struct', 'enum', 'interface', 'protocol', 'trait', 'type_alias']);
+
 export function splitOf(path: string): 'train' | 'test' {
   return createHash('sha1').update(path).digest()[0] < 52 ? 'test' : 'train'; // ~20% test
 }
@@ -114,7 +119,13 @@ export interface PreparedCorpus {
  * (test split only, unless `allSplits`: training data for the reranker comes from corpora no benchmark uses),
  * sampled with a fixed seed.
  */
-export async function prepareSets(srcDir: string, outDir: string, perSet: number, allSplits = false): Promise<PreparedCorpus> {
+export async function prepareSets(
+  srcDir: string,
+  outDir: string,
+  perSet: number,
+  allSplits = false,
+  docKinds: ReadonlySet<string> = DOCSTRING_KINDS,
+): Promise<PreparedCorpus> {
   const files = listFiles(srcDir);
   const stamp = join(outDir, '.stripped-ok');
   if (!existsSync(stamp)) {
@@ -164,7 +175,7 @@ export async function prepareSets(srcDir: string, outDir: string, perSet: number
     if (c.name.length >= 4 && defs.get(c.name.toLowerCase()) === 1) {
       identifier.push({ set: 'identifier', text: c.name, language: c.language, split, target });
     }
-    if ((c.kind === 'function' || c.kind === 'method') && c.doc) {
+    if (docKinds.has(c.kind) && c.doc) {
       // An odd number of double quotes would be an unclosed phrase in Quarry's query language: drop them for everyone.
       const raw = firstSentence(c.doc);
       const q = (raw.match(/"/g)?.length ?? 0) % 2 ? raw.replace(/"/g, ' ').replace(/\s+/g, ' ').trim() : raw;

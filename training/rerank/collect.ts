@@ -23,7 +23,7 @@ import type { ParsedQuery } from '../../server/src/engine/ranking/query';
 import type { ProviderHealth, Reranker } from '../../server/src/engine/embedding/types';
 import { FEATURE_NAMES, rerankFeatures } from '../../server/src/engine/embedding/rerankers/learned/features';
 import { StaticEmbeddingProvider } from '../../server/src/engine/embedding/providers/static';
-import { prepareSets, type BenchQuery } from '../../bench/sets';
+import { DOCSTRING_KINDS, prepareSets, TYPE_DOC_KINDS, type BenchQuery } from '../../bench/sets';
 import { loadQuestions } from '../../bench/questions';
 
 const REPO = resolve(__dirname, '../..');
@@ -109,6 +109,7 @@ async function main(): Promise<void> {
     .option('--npm <file>', 'pinned npm packages (training/rerank/npm-packages.json), fetched into <work>/npm-src')
     .option('--bench <list>', 'benchmark corpora (bench/.cache/corpora/<name>)')
     .option('--per <n>', 'docstring queries per corpus', '300')
+    .option('--types', 'training lists whose answers are documented types (classes, interfaces, traits...), not functions')
     .option('--work <dir>', 'where stripped copies and their indexes live', '/tmp/quarry-rerank')
     .parse()
     .opts();
@@ -117,13 +118,14 @@ async function main(): Promise<void> {
   // The feature names, in row order, for train.py (which writes them into the model).
   writeFileSync(`${opts.out}.features.json`, JSON.stringify({ features: FEATURE_NAMES }) + '\n');
   const per = Number(opts.per);
+  const kinds = opts.types ? TYPE_DOC_KINDS : DOCSTRING_KINDS;
   const packages = (opts.packages ?? '').split(',').filter(Boolean);
   if (opts.fromPairs) packages.push(...heldOutPackages(opts.fromPairs));
   for (const pkg of packages) {
     const src = join(REPO, 'training/.cache/src', pkg);
     const stripped = join(opts.work, pkg);
     mkdirSync(stripped, { recursive: true });
-    const prepared = await prepareSets(src, stripped, per, true);
+    const prepared = await prepareSets(src, stripped, per, true, kinds);
     await collect(pkg, stripped, prepared.queries.filter((q) => q.set === 'docstring'), opts.out, model);
   }
   if (opts.npm) {
@@ -134,7 +136,7 @@ async function main(): Promise<void> {
       if (!existsSync(`${src}.ok`)) fetchNpm(spec, subdir, src);
       const stripped = join(opts.work, name);
       mkdirSync(stripped, { recursive: true });
-      const prepared = await prepareSets(src, stripped, per, true);
+      const prepared = await prepareSets(src, stripped, per, true, kinds);
       await collect(name, stripped, prepared.queries.filter((q) => q.set === 'docstring'), opts.out, model);
     }
   }
