@@ -29,10 +29,21 @@ describe('the default reranker (quarry-rerank) in the engine', function () {
   });
   after(() => removeDir(root));
 
-  it('reranks hybrid searches for descriptions, explains it, and leaves identifier queries in BM25 order', async () => {
-    const engine = await Engine.open(root);
+  /** Opens an engine on the fixture with `edit` applied to the default configuration, runs `fn`, closes it. */
+  async function withEngine(edit: (c: ReturnType<typeof defaultConfig>) => void, fn: (engine: Engine) => Promise<void>): Promise<void> {
+    const config = defaultConfig();
+    edit(config);
+    const engine = await Engine.open(root, { config });
     try {
       await engine.index();
+      await fn(engine);
+    } finally {
+      await engine.close();
+    }
+  }
+
+  it('reranks hybrid searches for descriptions, explains it, and leaves identifier queries in BM25 order', () =>
+    withEngine(() => {}, async (engine) => {
       const res = await engine.search('check whether a lock is stale', { limit: 3 });
       assert.deepEqual(res.search_strategy, ['HYBRID_SEARCH', 'SEMANTIC_RERANK']);
       assert.equal(res.matches[0].file.path, 'src/lock.ts');
@@ -43,35 +54,19 @@ describe('the default reranker (quarry-rerank) in the engine', function () {
       const health = await engine.health();
       assert.match(String(health.services.reranking.model), /^quarry-rerank:/);
       assert.equal(health.services.reranking.status, 'up');
-    } finally {
-      await engine.close();
-    }
-  });
+    }));
 
-  it('keeps the order of a one-channel (BM25) search: it was trained on hybrid lists', async () => {
-    const config = defaultConfig();
-    config.embedding.provider = 'none';
-    const engine = await Engine.open(root, { config });
-    try {
-      await engine.index();
+  it('keeps the order of a one-channel (BM25) search: it was trained on hybrid lists', () =>
+    withEngine((c) => (c.embedding.provider = 'none'), async (engine) => {
       const res = await engine.search('check whether a lock is stale', { limit: 3 });
       assert.deepEqual(res.search_strategy, ['SPARSE_ONLY']);
       assert.ok(res.matches.every((m) => !m.explanation.some((l) => l.startsWith('rerank '))));
-    } finally {
-      await engine.close();
-    }
-  });
+    }));
 
-  it('rerank.provider none turns it off', async () => {
-    const config = defaultConfig();
-    config.rerank.provider = 'none';
-    const engine = await Engine.open(root, { config });
-    try {
+  it('rerank.provider none turns it off', () =>
+    withEngine((c) => (c.rerank.provider = 'none'), async (engine) => {
       const res = await engine.search('check whether a lock is stale', { limit: 3 });
       assert.deepEqual(res.search_strategy, ['HYBRID_SEARCH']);
       assert.equal((await engine.health()).services.reranking.status, 'none');
-    } finally {
-      await engine.close();
-    }
-  });
+    }));
 });

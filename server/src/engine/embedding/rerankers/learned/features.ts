@@ -10,6 +10,7 @@ import type { Candidate } from '../../../ranking/candidate';
 import type { ParsedQuery } from '../../../ranking/query';
 import { FUNCTION_WORDS, identifierParts, stemOf, stemTokens, words } from '../../../tokenize/codeTokenizer';
 import { isTestPath } from '../../../testPaths';
+import { dot } from '../../vector';
 
 export const FEATURE_NAMES = [
   'score_rel', 'score_minmax', 'rank_recip', 'rank_log',
@@ -63,12 +64,6 @@ function coverage(query: Set<string>, ...have: Array<Set<string>>): number {
   return n / query.size;
 }
 
-function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
-}
-
 /** Ranks (1-based) of the candidates by a value, absent values last. */
 function ranksBy(values: Array<number | undefined>): number[] {
   const order = values.map((v, i) => ({ v, i })).filter((x) => x.v !== undefined).sort((a, b) => b.v! - a.v! || a.i - b.i);
@@ -80,8 +75,8 @@ function ranksBy(values: Array<number | undefined>): number[] {
 const minmax = (v: number, lo: number, hi: number) => (hi > lo ? (v - lo) / (hi - lo) : 1);
 
 /**
- * One feature row per candidate, in the candidates' current (pipeline) order. `embed` and `queryVector` are
- * optional: without them the similarity features are 0 (the model then leans on the rest).
+ * One feature row per candidate, in the candidates' current (pipeline) order. `embed` is optional: without it the
+ * similarity features are 0 (the model then leans on the rest).
  */
 export function rerankFeatures(query: ParsedQuery, candidates: readonly Candidate[], embed?: Embed): Float32Array[] {
   const n = candidates.length;
