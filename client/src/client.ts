@@ -87,6 +87,16 @@ export class QuarryClient implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
     };
     const client = new LanguageClient('quarry', 'Quarry', serverOptions, clientOptions);
+    // No work-done progress from the server: vscode-languageclient shows it as a second status bar entry (with the
+    // embedding model's id in it); Quarry's own item shows the same state from codeSearch/statusChanged.
+    client.registerFeature({
+      fillClientCapabilities(caps) {
+        if (caps.window) caps.window.workDoneProgress = false;
+      },
+      initialize() {},
+      getState: () => ({ kind: 'static' }),
+      clear() {},
+    });
     this.client = client;
     this.starting = (async () => {
       await client.start();

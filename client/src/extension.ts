@@ -10,7 +10,9 @@ import * as vscode from 'vscode';
 import { QuarryClient } from './client';
 import { findCode } from './findCode';
 import { ResultsView, ResultNode, locationOfNode } from './resultsView';
-import { ResultsDocuments, RESULTS_LANGUAGE, RESULTS_SCHEME } from './resultsDocument';
+import { OPEN_LINK_COMMAND, ResultsDocuments, RESULTS_LANGUAGE, RESULTS_SCHEME } from './resultsDocument';
+import { disposeHighlight, openMatch } from './openMatch';
+import { withoutModelIds } from './findCodeText';
 import { RESTART_KEYS, readSettings } from './settings';
 import { StatusBar } from './statusBar';
 import type { FindParams, FindResult, FolderStatus, ReindexResult, StatusResult } from './types';
@@ -72,20 +74,20 @@ export function activate(context: vscode.ExtensionContext): QuarryApi {
     return false;
   };
 
+  // Progress shows in the one status bar item (codeSearch/statusChanged), not in a notification: no toast while
+  // the index is rebuilt, only when it failed.
   const reindex = async (full: boolean) => {
     if (!haveFolder()) return;
-    const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: full ? 'Quarry: rebuilding the index' : 'Quarry: updating the index', cancellable: true },
-      (_p, token) => client.reindex({ full }, token),
-    );
+    statusBar.note(full ? 'rebuilding the index' : 'updating the index');
+    const result = await client.reindex({ full });
     const failed = result.folders.filter((f) => f.error);
     for (const f of result.folders) output.appendLine(`Quarry: ${f.uri}: ${f.error ? `failed: ${f.error}` : `${f.filesIndexed ?? 0} file(s) indexed, ${f.filesRemoved ?? 0} removed, ${f.totalChunks ?? 0} chunks (${f.durationMs ?? 0} ms)`}`);
     if (failed.length) {
-      output.show(true);
-      void vscode.window.showErrorMessage(`Quarry: indexing failed for ${failed.map((f) => f.uri).join(', ')}: ${failed[0].error}`);
+      statusBar.note(undefined);
+      void vscode.window.showErrorMessage(`Quarry: indexing failed for ${failed.map((f) => f.uri).join(', ')}: ${failed[0].error}`, 'Show Log').then((a) => a && output.show(true));
     } else {
       const chunks = result.folders.reduce((n, f) => n + (f.totalChunks ?? 0), 0);
-      void vscode.window.showInformationMessage(`Quarry: index ${full ? 'rebuilt' : 'updated'} (${chunks} chunks).`);
+      statusBar.note(`index ${full ? 'rebuilt' : 'updated'} (${chunks} chunks)`, 4000);
     }
   };
 
@@ -96,34 +98,54 @@ export function activate(context: vscode.ExtensionContext): QuarryApi {
     return `index kept fresh by ${who} (pid ${o.pid}); this editor reads it`;
   };
 
+  // The index status in a QuickPick that opens at once (busy until the server answers); never the Output panel.
   const showStatus = async () => {
-    const s = await client.status();
-    output.appendLine(`── Quarry index status (${new Date().toLocaleString()}) ──`);
+    const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { action?: () => unknown }>();
+    qp.title = 'Quarry: Index Status';
+    qp.placeholder = 'Index status of each workspace folder';
+    qp.matchOnDescription = true;
+    qp.matchOnDetail = true;
+    qp.busy = true;
+    qp.show();
+    const actions = [
+      { label: '$(refresh) Update Index', description: 'index changed files', action: () => vscode.commands.executeCommand('quarry.indexWorkspace') },
+      { label: '$(database) Reindex Workspace', description: 'full rebuild', action: () => vscode.commands.executeCommand('quarry.reindexWorkspace') },
+      { label: '$(output) Show Log', description: 'the Quarry output channel', action: () => output.show(true) },
+    ];
+    qp.onDidAccept(() => {
+      const pick = qp.activeItems[0] as (typeof actions)[number] | undefined;
+      qp.hide();
+      void pick?.action?.();
+    });
+    qp.onDidHide(() => qp.dispose());
+    let s: StatusResult;
+    try {
+      s = await client.status();
+    } catch (e) {
+      qp.busy = false;
+      qp.items = [{ label: `$(error) ${(e as Error).message}` }, { label: '', kind: vscode.QuickPickItemKind.Separator }, ...actions];
+      return;
+    }
+    const items: vscode.QuickPickItem[] = [];
     for (const f of s.folders) {
       const st = f.status;
-      output.appendLine(`${f.name} (${f.root}): ${f.state}${f.searchable ? ', searchable' : ''}${f.error ? `, error: ${f.error}` : ''}`);
+      items.push({
+        label: `$(${f.state === 'error' ? 'error' : f.state === 'ready' ? 'check' : 'sync'}) ${f.name}`,
+        description: `${f.state}${f.searchable ? ' · searchable' : ''}`,
+        detail: st
+          ? `${st.files} files · ${st.chunks} chunks · ${(st.indexSizeBytes / 1048576).toFixed(1)} MB · last indexed ${st.lastIndexed ? new Date(st.lastIndexed).toLocaleString() : 'never'}${st.lastDurationMs != null ? ` in ${(st.lastDurationMs / 1000).toFixed(1)} s` : ''} · ${ownerLine(f.owner)}${f.error ? ` · ${f.error}` : ''}`
+          : (f.error ?? 'not open'),
+      });
       if (st) {
-        output.appendLine(`  ${st.files} files, ${st.chunks} chunks, ${(st.indexSizeBytes / 1048576).toFixed(1)} MB at ${st.indexDir}`);
-        output.appendLine(`  last indexed: ${st.lastIndexed ?? 'never'}${st.lastDurationMs != null ? ` (${st.lastDurationMs} ms)` : ''}${st.indexing ? ' · an index run is in progress' : ''}`);
         const langs = Object.entries(st.chunksByLanguage).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`);
-        if (langs.length) output.appendLine(`  languages: ${langs.join(', ')}`);
-        for (const p of st.problems) output.appendLine(`  problem: ${p}`);
+        if (langs.length) items.push({ label: `$(blank) languages`, description: langs.join(', ') });
+        for (const p of st.problems) items.push({ label: '$(blank) $(warning) problem', description: withoutModelIds(p) });
       }
-      output.appendLine(`  ${ownerLine(f.owner)}`);
-      if (f.mcp) output.appendLine(`  MCP (Streamable HTTP): ${f.mcp.url} (bearer token: run "Quarry: Copy MCP Config for Agents")`);
+      if (f.mcp) items.push({ label: '$(blank) MCP (Streamable HTTP)', description: `${f.mcp.url} · bearer token: "Quarry: Copy MCP Config for Agents"` });
     }
-    output.show(true);
-    const items: vscode.QuickPickItem[] = s.folders.map((f) => ({
-      label: `$(${f.state === 'error' ? 'error' : f.state === 'ready' ? 'check' : 'sync'}) ${f.name}`,
-      description: `${f.state}${f.searchable ? ' · searchable' : ''}`,
-      detail: f.status
-        ? `${f.status.files} files · ${f.status.chunks} chunks · last indexed ${f.status.lastIndexed ?? 'never'} · ${ownerLine(f.owner)}${f.error ? ` · ${f.error}` : ''}`
-        : (f.error ?? 'not open'),
-    }));
     if (!items.length) items.push({ label: 'No workspace folder is open' });
-    const reindexItem: vscode.QuickPickItem = { label: '$(refresh) Reindex Workspace' };
-    const pick = await vscode.window.showQuickPick([...items, { label: '', kind: vscode.QuickPickItemKind.Separator }, reindexItem], { title: 'Quarry: Index Status' });
-    if (pick === reindexItem) await reindex(false);
+    qp.items = [...items, { label: 'actions', kind: vscode.QuickPickItemKind.Separator }, ...actions];
+    qp.busy = false;
   };
 
   const openResults = async (query?: string, result?: FindResult) => {
@@ -143,11 +165,15 @@ export function activate(context: vscode.ExtensionContext): QuarryApi {
     await vscode.window.showTextDocument(doc, { preview: false });
   };
 
+  // A match opens like Go to Symbol: the cursor on its name, nothing selected, the unit briefly highlighted.
   const open = async (node: ResultNode | undefined, side = false) => {
+    if (node?.type === 'match') {
+      client.resultOpened(node.match);
+      await openMatch(node.match, { preview: !side, viewColumn: side ? vscode.ViewColumn.Beside : undefined });
+      return;
+    }
     const loc = locationOfNode(node);
-    if (!loc) return;
-    if (node?.type === 'match') client.resultOpened(node.match);
-    await vscode.window.showTextDocument(loc.uri, { preview: !side, selection: loc.range, viewColumn: side ? vscode.ViewColumn.Beside : undefined });
+    if (loc) await vscode.window.showTextDocument(loc.uri, { preview: !side, viewColumn: side ? vscode.ViewColumn.Beside : undefined });
   };
 
   const guard =
@@ -189,6 +215,12 @@ export function activate(context: vscode.ExtensionContext): QuarryApi {
       if (haveFolder()) findCode(client, hooks, view.query);
     }),
     vscode.commands.registerCommand('quarry.results.openInEditor', guard(() => openResults())),
+    vscode.commands.registerCommand(OPEN_LINK_COMMAND, guard(async (doc?: string, index?: number) => {
+      const m = typeof doc === 'string' && typeof index === 'number' ? docs.matchOf(doc, index) : undefined;
+      if (!m) return void vscode.window.showInformationMessage('Quarry: this results document is no longer available: search again.');
+      client.resultOpened(m);
+      await openMatch(m, { preview: false });
+    })),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (RESTART_KEYS.some((k) => e.affectsConfiguration(k)) && client.running) {
         output.appendLine('Quarry: settings changed; restarting the language server.');
@@ -229,6 +261,7 @@ export function activate(context: vscode.ExtensionContext): QuarryApi {
 }
 
 export async function deactivate(): Promise<void> {
+  disposeHighlight();
   await quarry?.stop();
   quarry = undefined;
 }

@@ -3,7 +3,10 @@
  * language `quarry-results`, highlighted by syntaxes/quarry-results.tmLanguage.json), with links to each match.
  */
 import * as vscode from 'vscode';
-import { FindResult, labelOf, snippetOf, toRange, toUri } from './types';
+import { FindResult, LocatedMatch, labelOf, snippetOf } from './types';
+
+/** The hidden command the document's links run: opens a match like Find Code does (cursor on the name). */
+export const OPEN_LINK_COMMAND = 'quarry.results.openLink';
 
 export const RESULTS_SCHEME = 'quarry-results';
 export const RESULTS_LANGUAGE = 'quarry-results';
@@ -35,27 +38,35 @@ export function renderResults(query: string, r: FindResult, onMatchLine?: (line:
 export class ResultsDocuments implements vscode.TextDocumentContentProvider, vscode.DocumentLinkProvider {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
-  private readonly texts = new Map<string, { text: string; links: vscode.DocumentLink[] }>();
+  private readonly texts = new Map<string, { text: string; links: vscode.DocumentLink[]; matches: LocatedMatch[] }>();
   private n = 0;
 
   /** A new document for a search; returns its URI. */
   add(query: string, result: FindResult): vscode.Uri {
     const uri = vscode.Uri.from({ scheme: RESULTS_SCHEME, path: `/Quarry Results ${++this.n}.quarry-results`, query: encodeURIComponent(query) });
     const links: vscode.DocumentLink[] = [];
+    const matches: LocatedMatch[] = [];
+    const key = uri.toString();
     const text = renderResults(query, result, (line, m) => {
       const where = `${m.file.path}:${m.span[0]}-${m.span[1]}`;
-      const start = toRange(m.location).start;
-      const target = toUri(m.location).with({ fragment: `L${start.line + 1},${start.character + 1}` });
+      // A command link (not a file#L… link): the match opens with the cursor on its name, nothing selected.
+      const target = vscode.Uri.parse(`command:${OPEN_LINK_COMMAND}?${encodeURIComponent(JSON.stringify([key, matches.length]))}`);
+      matches.push(m);
       const link = new vscode.DocumentLink(new vscode.Range(line, 2, line, 2 + where.length), target);
       link.tooltip = 'Open the match';
       links.push(link);
     });
-    this.texts.set(uri.toString(), { text, links });
+    this.texts.set(key, { text, links, matches });
     return uri;
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     return this.texts.get(uri.toString())?.text ?? '# This Quarry results document is no longer available: search again.\n';
+  }
+
+  /** The match behind a link of a results document. */
+  matchOf(doc: string, index: number): LocatedMatch | undefined {
+    return this.texts.get(doc)?.matches[index];
   }
 
   provideDocumentLinks(doc: vscode.TextDocument): vscode.DocumentLink[] {

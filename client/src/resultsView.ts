@@ -83,7 +83,7 @@ export class ResultsView implements vscode.TreeDataProvider<Node> {
 
 export type ResultNode = Node;
 
-/** The location of a tree node (a match: its range; a file: its first match). */
+/** The location of a tree node (a match: its range; a file: the file). */
 export function locationOfNode(node: Node | undefined): { uri: vscode.Uri; range?: vscode.Range } | undefined {
   if (!node) return undefined;
   if (node.type === 'match') return { uri: toUri(node.match.location), range: toRange(node.match.location) };

@@ -1,5 +1,10 @@
-/** The status bar item: indexing progress, counts, degraded modes (from `codeSearch/statusChanged` and searches). */
+/**
+ * Quarry's ONE status bar item: indexing progress, counts, degraded modes (from `codeSearch/statusChanged` and
+ * searches), and short notes of commands (reindexing). The language server's work-done progress is not shown as a
+ * second item (client.ts turns the capability off): this item carries it.
+ */
 import * as vscode from 'vscode';
+import { withoutModelIds } from './findCodeText';
 import type { StatusChangedParams } from './types';
 
 export class StatusBar implements vscode.Disposable {
@@ -7,6 +12,8 @@ export class StatusBar implements vscode.Disposable {
   private readonly folders = new Map<string, StatusChangedParams>();
   private warnings: string[] = [];
   private serverWarning: string | undefined;
+  private noteText: string | undefined;
+  private noteTimer: NodeJS.Timeout | undefined;
 
   constructor() {
     this.item.name = 'Quarry';
@@ -25,8 +32,24 @@ export class StatusBar implements vscode.Disposable {
   }
 
   update(p: StatusChangedParams): void {
-    this.folders.set(p.folder, p);
+    // A notification without counts (indexing started, ...) keeps the folder's last known counts.
+    const prev = this.folders.get(p.folder);
+    this.folders.set(p.folder, { ...p, files: p.files ?? prev?.files, chunks: p.chunks ?? prev?.chunks });
+    if (p.state === 'ready' || p.state === 'error') this.clearNoteSoon();
     this.render();
+  }
+
+  /** A short note in the item (e.g. "rebuilding the index"), for `ms` or until the next ready/error state; undefined clears. */
+  note(text: string | undefined, ms?: number): void {
+    if (this.noteTimer) clearTimeout(this.noteTimer);
+    this.noteTimer = undefined;
+    this.noteText = text;
+    if (text && ms) this.noteTimer = setTimeout(() => this.note(undefined), ms);
+    this.render();
+  }
+
+  private clearNoteSoon(): void {
+    if (this.noteText && !this.noteTimer) this.noteTimer = setTimeout(() => this.note(undefined), 4000);
   }
 
   /** Warnings of the last search (degraded modes: no embeddings, lexical only, ...). */
@@ -55,6 +78,7 @@ export class StatusBar implements vscode.Disposable {
       icon = '$(sync~spin)';
       text = busy.length === 1 ? `${busy[0].state}${busy[0].searchable ? ' (searchable)' : ''}` : `${busy.length} folders indexing`;
     }
+    if (this.noteText) text = busy.length && !this.noteTimer ? `${this.noteText} · ${text}` : this.noteText;
     if (errors.length) icon = '$(error)';
     else if (warnings.length && !busy.length) icon = '$(warning)';
     this.item.text = `${icon} Quarry: ${text}`;
@@ -64,7 +88,7 @@ export class StatusBar implements vscode.Disposable {
         ? new vscode.ThemeColor('statusBarItem.warningBackground')
         : undefined;
     const tip = new vscode.MarkdownString();
-    for (const f of all) tip.appendMarkdown(`**${f.name}** — ${f.state}: ${f.message.replace(/[\\`*_[\]<>]/g, (c) => '\\' + c)}  \n`);
+    for (const f of all) tip.appendMarkdown(`**${f.name}** — ${f.state}${f.files != null ? ` (${f.files} files · ${f.chunks ?? 0} chunks)` : ''}: ${withoutModelIds(f.message).replace(/[\\`*_[\]<>]/g, (c) => '\\' + c)}  \n`);
     for (const w of warnings) tip.appendMarkdown(`$(warning) ${w.replace(/[\\`*_[\]<>]/g, (c) => '\\' + c)}  \n`);
     tip.appendMarkdown('\nClick for the index status.');
     tip.supportThemeIcons = true;
@@ -72,6 +96,7 @@ export class StatusBar implements vscode.Disposable {
   }
 
   dispose(): void {
+    if (this.noteTimer) clearTimeout(this.noteTimer);
     this.item.dispose();
   }
 }

