@@ -19,9 +19,9 @@ import { IndexOptions, IndexSummary, runIndex } from './indexer/indexer';
 import { refreshGoImplicitConformances } from './indexer/goImplicit';
 import { refreshGitMetadata, type GitRefreshSummary } from './indexer/gitMetadata';
 import { acquireIndexLock, IndexLockedError, readLock, LockInfo } from './indexer/lock';
+import { asEnvironmentError, environmentCause, StoreDamagedError } from './store/storeErrors';
 import { lockHeldByThisProcess } from './indexer/owner';
 import { LEXICAL_ANALYZER, lexicalDocForChunk } from './indexer/lexicalDoc';
-import { expandChunkTypes, parseQuery, pathMatcher } from './ranking/query';
 import { retrieve, DenseChannel } from './retrieval/hybrid';
 import { matchSymbols, SymbolEntry, SymbolHit } from './symbols';
 import { estimateCompletion, HealthReport, IndexingState, overallStatus } from './health';
@@ -33,22 +33,15 @@ import { chunkFile } from './chunking';
 import { createHash } from 'node:crypto';
 import type { EmbeddingProvider, Reranker } from './embedding/types';
 import { createEmbeddingProvider, createReranker } from './embedding/registry';
-import { rerankCandidates } from './retrieval/rerank';
-import { detectIntents } from './ranking/intents';
 import { backfillEmbeddings, EmbedProgress, EmbedSummary } from './indexer/embedder';
 import { CheckpointWriter, readCheckpoint, resumeDecision } from './indexer/checkpoint';
 import { chunkView } from './embedding/viewFor';
-import type { Candidate, SearchOptions } from './ranking/candidate';
-import { compareCandidates } from './ranking/candidate';
-import { runStages } from './ranking/candidate';
-import { defaultStages } from './ranking/pipeline';
-import type { CodeMatch, CodeMatchType, FindCodeResponseSummary } from './api/results';
-import { isTestPath } from './testPaths';
+import type { FindCodeResponseSummary } from './api/results';
+import { runSearch, type SearchRequest } from './search/search';
 import { languageForPath } from './languages';
 import { PatternLog, PATTERNS_PATH, type Pattern, type PatternInput } from './memory/patterns';
 import { AccessLog, baseLevelActivation } from './memory/activation';
 import type { ActivationFacts } from './ranking/candidate';
-import { queryWords, scoreBreakdown } from './api/breakdown';
 
 export interface EngineOpenOptions {
   /** Use this configuration instead of loading `.quarry/config.yml`. */
@@ -125,9 +118,6 @@ export interface AccessRef {
   line?: number;
 }
 
-/** Seed 003 §6.4: git metadata older than a week may be stale. */
-const GIT_STALE_MS = 7 * 86_400_000;
-
 export class EngineError extends Error {
   constructor(message: string) {
     super(message);
@@ -172,33 +162,12 @@ export class Engine {
     if (!st.isDirectory()) throw new EngineError(`Project path ${root} is not a directory. Pass a folder with --project.`);
     const config = options.config ?? loadConfig(root).config;
     const quarryDir = join(root, '.quarry');
-    mkdirSync(quarryDir, { recursive: true });
-    // The index folder ignores itself for git.
-    const ignoreFile = join(quarryDir, '.gitignore');
-    if (!existsSync(ignoreFile)) writeFileSync(ignoreFile, '# Quarry index (a rebuildable cache)\n*\n');
-
+    // Nothing here may fail on a read-only or full disk when an index is already there: reading needs no writes.
+    prepareIndexDir(quarryDir);
     const problems: string[] = [];
-    let lexicalReset = false;
-    let store: ChunkStore;
-    try {
-      const opened = await ChunkStore.open(quarryDir);
-      store = opened.store;
-      if (opened.recreated) problems.push('index format changed; the chunk store was reset and will be rebuilt');
-    } catch (e) {
-      problems.push(`chunk store damaged (${(e as Error).message}); it was reset and will be rebuilt`);
-      rmSync(join(quarryDir, 'lancedb'), { recursive: true, force: true });
-      store = (await ChunkStore.open(quarryDir)).store;
-    }
-    let lexical: LexicalIndex;
-    try {
-      lexical = LexicalIndex.open(join(quarryDir, 'lexical'), LEXICAL_ANALYZER);
-    } catch (e) {
-      if (!(e instanceof LexicalIndexCorruptError)) throw e;
-      problems.push(`${e.message}; the lexical index will be rebuilt from the chunk store`);
-      rmSync(join(quarryDir, 'lexical'), { recursive: true, force: true });
-      lexical = LexicalIndex.open(join(quarryDir, 'lexical'), LEXICAL_ANALYZER);
-      lexicalReset = true;
-    }
+    const store = await openChunkStore(quarryDir, problems);
+    const { lexical, lexicalReset } = await openLexical(quarryDir, store, problems);
+    checkStateFile(quarryDir, problems);
     const engine = new Engine(root, quarryDir, config, store, lexical);
     engine.problems = problems;
     if (options.embedding !== undefined) engine.embedding = options.embedding;
@@ -545,11 +514,15 @@ export class Engine {
     try {
       release = acquireIndexLock(this.quarryDir);
     } catch (e) {
-      if (e instanceof IndexLockedError) return;
+      // another process is indexing (it repairs it), or the disk is read-only or full: the problem stays reported
+      if (e instanceof IndexLockedError || environmentCause(e)) return;
       throw e;
     }
     try {
       if (await this.repairLexical()) this.problems = this.problems.map((p) => p.replace(/will be rebuilt from the chunk store$/, 'was rebuilt from the chunk store'));
+    } catch (e) {
+      if (!environmentCause(e)) throw e;
+      this.problems.push(`the lexical index could not be rebuilt now (${(e as Error).message}); \`quarry index\` rebuilds it`);
     } finally {
       release();
     }
@@ -569,128 +542,27 @@ export class Engine {
     return true;
   }
 
-  async search(query: string, opts: Partial<SearchOptions> = {}): Promise<FindCodeResponseSummary> {
+  async search(query: string, opts: SearchRequest = {}): Promise<FindCodeResponseSummary> {
     return traced('searcher', 'hybrid_search', { query, limit: opts.limit }, () => this.searchNow(query, opts), true);
   }
 
-  private async searchNow(query: string, opts: Partial<SearchOptions>): Promise<FindCodeResponseSummary> {
-    const started = performance.now();
+  private async searchNow(query: string, opts: SearchRequest): Promise<FindCodeResponseSummary> {
     this.followCommits();
-    const options: SearchOptions = {
-      limit: Math.max(1, Math.min(opts.limit ?? 10, 1000)),
-      includeTests: opts.includeTests ?? true,
-      languages: opts.languages?.length ? opts.languages.map((l) => l.toLowerCase()) : undefined,
-      intent: opts.intent ?? null,
-      types: opts.types?.length ? expandChunkTypes(opts.types, '--type') : undefined,
-      explain: opts.explain ?? true,
-      disabledStages: opts.disabledStages,
-    };
-    const parsed = parseQuery(query, options.intent);
-    const warnings: string[] = [...this.problems];
-    const lock = readLock(this.quarryDir);
-    if (lock) warnings.push(`Results may be incomplete: indexing in progress (started at ${lock.startedAt}).`);
-
-    const languagesWanted = [...(options.languages ?? []), ...parsed.filters.languages];
-    const pathOk = pathMatcher(parsed.filters.paths);
-    const accept = (path: string): boolean => {
-      if (!options.includeTests && isTestPath(path)) return false;
-      if (!pathOk(path)) return false;
-      if (languagesWanted.length) {
-        const lang = languageForPath(path, this.config.discovery.extraExtensions)?.id;
-        if (!lang || !languagesWanted.includes(lang)) return false;
-      }
-      return true;
-    };
-    const dense = await this.denseChannel(warnings);
-    // Activation evidence, read once per chunk and search (staged fusion asks for its candidates, the stages for all).
-    const factsSeen = new Map<string, ActivationFacts>();
-    const activation = async (ids: readonly string[]): Promise<Map<string, ActivationFacts>> => {
-      const missing = ids.filter((id) => !factsSeen.has(id));
-      if (missing.length) for (const [id, f] of await this.activationFacts(missing)) factsSeen.set(id, f);
-      return new Map(ids.map((id) => [id, factsSeen.get(id)!]));
-    };
-    const retrieved = await retrieve(
+    const res = await runSearch(
       {
-        lexical: this.lexical, store: this.store, dense, bm25: this.config.bm25, retrieval: this.config.retrieval,
+        quarryDir: this.quarryDir, config: this.config, store: this.store, lexical: this.lexical, reranker: this.reranker,
+        problems: this.problems, hasIndex: this.hasIndex,
+        dense: (warnings) => this.denseChannel(warnings),
+        activationFacts: (ids) => this.activationFacts(ids),
         timings: { vectorStore: (ms) => this.vectorStoreLatency.add(ms), embedding: (ms) => this.embeddingLatency.add(ms) },
-        activationOf: async (ids) => new Map([...(await activation(ids))].filter(([, f]) => f.raw !== undefined).map(([id, f]) => [id, f.raw!])),
       },
-      parsed,
-      options.limit,
-      accept,
+      query,
+      opts,
     );
-    warnings.push(...retrieved.warnings);
-    const matched = retrieved.matched;
-    let candidates = retrieved.candidates;
-    const stats = {
-      identifierFrequency: (identifier: string) => this.lexical.documentFrequency('ident', identifier.toLowerCase()),
-    };
-    const intent = detectIntents(parsed.text, options.intent);
-    const facts = await activation(candidates.map((c) => c.id));
-    for (const c of candidates) c.activation = facts.get(c.id);
-    const stagedActivation = !!dense && this.config.retrieval.fusion === 'staged';
-    candidates = runStages(defaultStages(), { query: parsed, options, ranking: this.config.ranking, stats, intent, stagedActivation }, candidates, new Set(options.disabledStages ?? []));
-    candidates.sort(compareCandidates);
-    const strategy = [...retrieved.strategy];
-    // Identifier queries keep their exact-name order; descriptions go through the reranker when there is one.
-    const rerankable = !this.reranker?.needsBothChannels || strategy.includes('HYBRID_SEARCH');
-    if (this.reranker && parsed.form === 'natural' && candidates.length > 1 && rerankable) {
-      const r = await rerankCandidates(this.reranker, parsed, candidates, this.config.rerank.candidates);
-      candidates = r.candidates.sort(compareCandidates);
-      if (r.applied) strategy.push('SEMANTIC_RERANK');
-      if (r.warning) warnings.push(r.warning);
-    }
-    const top = candidates.slice(0, options.limit);
-    const gitAge = Math.max(0, ...top.map((c) => (c.activation?.git?.computedAt ? Date.now() - c.activation.git.computedAt : 0)));
-    if (gitAge > GIT_STALE_MS) warnings.push(`Git metadata may be stale: computed ${Math.floor(gitAge / 86_400_000)} days ago; run \`quarry index\` to refresh commits and last-modified times.`);
-    const best = Math.max(0, ...top.map((c) => c.score));
-    const words = queryWords(parsed.text);
-    const matches: CodeMatch[] = top.map((c) => toCodeMatch(c, best, options.explain !== false, words));
-    if (parsed.form === 'identifier') top.forEach((c, i) => {
-      const member = matchedMember(c.chunk!, parsed.text);
-      if (member) matches[i].matched_symbol = member;
-    });
-
-    const languages = [...new Set(matches.map((m) => m.file.language))].sort();
-    const counts = { chunks: this.lexical.documentCount, files: (await this.store.counts()).files };
-    const suggestions = matches.length ? [] : await this.noResultSuggestions(parsed.text, options);
-    if (!this.hasIndex && this.lexical.documentCount === 0) warnings.push('No index yet: run `quarry index` first.');
-    const summary = matches.length
-      ? `Found ${matches.length} match${matches.length === 1 ? '' : 'es'} for "${parsed.text}" in ${new Set(matches.map((m) => m.file.path)).size} file(s)` +
-        (languages.length ? ` (${languages.join(', ')})` : '') + `; ${matched} candidate chunk(s) matched.`
-      : `No results for "${parsed.text}" (searched ${counts.chunks} chunks across ${counts.files} files).`;
-    const elapsed = Math.round((performance.now() - started) * 100) / 100;
-    this.queryLatency.add(elapsed);
-    this.resultsReturned.add(matches.length);
-    const intentKey = intent.codeTask?.intentType ?? intent.information?.intent ?? 'NONE';
-    tally(this.intentCounts, intentKey);
-    return {
-      matches,
-      summary: summary.slice(0, 1000),
-      query_intent: intent.codeTask?.intentType ?? intent.information?.intent ?? null,
-      total_matches: matched,
-      total_results: matches.length,
-      token_count: matches.reduce((n, m) => n + m.content.token_count, 0),
-      execution_time_ms: elapsed,
-      search_strategy: strategy,
-      languages_found: languages,
-      warnings,
-      suggestions,
-      searched: counts,
-    };
-  }
-
-  private async noResultSuggestions(text: string, options: SearchOptions): Promise<string[]> {
-    const { byLanguage } = await this.store.breakdown();
-    const langs = Object.keys(byLanguage).sort();
-    const out: string[] = [];
-    if (options.languages) out.push(`No chunks matched in ${options.languages.join(', ')}; drop the language filter to search everything.`);
-    if (!options.includeTests) out.push('Test files were excluded; include them with --include-tests.');
-    out.push(langs.length ? `Languages available: ${langs.join(', ')}` : 'The index is empty: run `quarry index` in the project folder.');
-    if (text.split(/\s+/).length > 1) out.push('Try fewer or broader terms, or an identifier that appears in the code.');
-    else out.push('Check the spelling, or try a broader term.');
-    out.push('Check indexed file types: quarry config --show');
-    return out;
+    this.queryLatency.add(res.execution_time_ms);
+    this.resultsReturned.add(res.total_results);
+    tally(this.intentCounts, res.query_intent ?? 'NONE');
+    return res;
   }
 
   /** Seed 002 FR-010-Enhanced health: indexing progress, services, statistics. */
@@ -800,6 +672,107 @@ export class Engine {
   }
 }
 
+/** Creates `.quarry/` and its self-ignoring .gitignore when it can; a read-only or full disk is not an error here. */
+function prepareIndexDir(quarryDir: string): void {
+  try {
+    mkdirSync(quarryDir, { recursive: true });
+    // The index folder ignores itself for git.
+    const ignoreFile = join(quarryDir, '.gitignore');
+    if (!existsSync(ignoreFile)) writeFileSync(ignoreFile, '# Quarry index (a rebuildable cache)\n*\n');
+  } catch (e) {
+    if (!environmentCause(e)) throw e;
+    // Read-only, full or not ours: opening reports what it cannot do (reading an existing index still works).
+  }
+}
+
+/**
+ * Opens the chunk store. Environmental failures (disk full, permissions, read-only, a live lock holder) are thrown as
+ * IndexUnavailableError and nothing is touched. Only a store proven damaged (a table that cannot be opened for another
+ * reason) is reset — and only under the index lock, never beneath a live indexer.
+ */
+async function openChunkStore(quarryDir: string, problems: string[]): Promise<ChunkStore> {
+  let damage: StoreDamagedError;
+  try {
+    const opened = await ChunkStore.open(quarryDir);
+    problems.push(...opened.problems);
+    if (opened.recreated) problems.push('index format changed; the chunk store was reset and will be rebuilt');
+    return opened.store;
+  } catch (e) {
+    if (!(e instanceof StoreDamagedError)) throw asEnvironmentError(e, 'opening the index', join(quarryDir, 'lancedb'));
+    damage = e;
+  }
+  let release: () => void;
+  try {
+    release = acquireIndexLock(quarryDir);
+  } catch (e) {
+    if (e instanceof IndexLockedError) {
+      throw new EngineError(`${damage.message}. It was not reset because process ${e.holder.pid} on ${e.holder.host} is writing the index now: run the command again when it has finished.`);
+    }
+    throw asEnvironmentError(e, 'locking the index to reset its damaged chunk store', quarryDir);
+  }
+  try {
+    rmSync(join(quarryDir, 'lancedb'), { recursive: true, force: true });
+    // The rest of the index described the old store: without state.json the next search or index run rebuilds it.
+    rmSync(join(quarryDir, 'state.json'), { force: true });
+    const opened = await ChunkStore.open(quarryDir);
+    problems.push(`chunk store damaged (${damage.message}); it was reset — run \`quarry index\` to rebuild it`);
+    return opened.store;
+  } catch (e) {
+    throw asEnvironmentError(e, 'resetting the damaged chunk store', join(quarryDir, 'lancedb'));
+  } finally {
+    release();
+  }
+}
+
+/**
+ * Opens the lexical index. A damaged one (checksums, another tokenizer) is reset; a missing one while the chunk store
+ * has rows is reported — both are rebuilt from the chunk store when this process may write (`lexicalReset`).
+ */
+async function openLexical(quarryDir: string, store: ChunkStore, problems: string[]): Promise<{ lexical: LexicalIndex; lexicalReset: boolean }> {
+  const dir = join(quarryDir, 'lexical');
+  const manifestMissing = !existsSync(join(dir, 'manifest.json'));
+  try {
+    const lexical = LexicalIndex.open(dir, LEXICAL_ANALYZER);
+    if (manifestMissing && !readLock(quarryDir)) {
+      // (while another process is indexing, its first commit may simply not have happened yet)
+      const chunks = await store.counts().then((c) => c.chunks, () => 0);
+      if (chunks > 0) {
+        problems.push(`the lexical index (${join(dir, 'manifest.json')}) is missing while the chunk store holds ${chunks} chunks: keyword search has nothing to search; the lexical index will be rebuilt from the chunk store`);
+        return { lexical, lexicalReset: true };
+      }
+    }
+    return { lexical, lexicalReset: false };
+  } catch (e) {
+    if (!(e instanceof LexicalIndexCorruptError)) throw asEnvironmentError(e, 'opening the lexical index', dir);
+    problems.push(`${e.message}; the lexical index will be rebuilt from the chunk store`);
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return { lexical: LexicalIndex.open(dir, LEXICAL_ANALYZER), lexicalReset: true };
+    } catch (re) {
+      if (!environmentCause(re)) throw re;
+      // Read-only: keep the damaged files; search with an empty keyword index (the problem is reported).
+      return { lexical: LexicalIndex.open(join(dir, '.unavailable'), LEXICAL_ANALYZER), lexicalReset: false };
+    }
+  }
+}
+
+/** A state.json that cannot be read is reported (an index run rewrites it). */
+function checkStateFile(quarryDir: string, problems: string[]): void {
+  const path = join(quarryDir, 'state.json');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return;
+  }
+  try {
+    const state = JSON.parse(text) as unknown;
+    if (!state || typeof state !== 'object' || typeof (state as { lastIndexed?: unknown }).lastIndexed !== 'string') throw new Error('not an index state');
+  } catch (e) {
+    problems.push(`${path} is unreadable (${(e as Error).message}); the index may be incomplete — \`quarry index\` rewrites it`);
+  }
+}
+
 /** Builds a provider from the configuration; a failure becomes a reported problem and BM25-only search. */
 async function fromConfig<T>(what: string, problems: string[], make: () => Promise<T | null>): Promise<T | null> {
   try {
@@ -815,72 +788,6 @@ function toRelative(root: string, p: string): string | undefined {
   const abs = resolve(root, p);
   const rel = relative(root, abs).split(sep).join('/');
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : undefined;
-}
-
-function matchTypeOf(c: Candidate): CodeMatchType {
-  if (!c.bm25 && c.dense) return 'SEMANTIC';
-  const fields = new Set(c.bm25?.matches.map((m) => m.field));
-  if (fields.has('name') || fields.has('symbols')) return 'SYNTACTIC';
-  if (fields.size === 1 && fields.has('path')) return 'FILE_PATTERN';
-  return 'KEYWORD';
-}
-
-function toCodeMatch(c: Candidate, best: number, explain: boolean, words: readonly string[]): CodeMatch {
-  const chunk = c.chunk!;
-  const relevance = best > 0 ? Math.round((c.score / best) * 10000) / 10000 : 0;
-  const related = [...new Set([...chunk.conformances, ...chunk.references])].slice(0, 12);
-  return {
-    file: { path: chunk.path, language: chunk.language },
-    content: {
-      chunk_id: chunk.id,
-      content: chunk.content,
-      line_range: [chunk.startLine, chunk.endLine],
-      language: chunk.language,
-      kind: chunk.kind,
-      symbol: chunk.symbol,
-      semantic_class: chunk.semanticClass,
-      doc: chunk.doc,
-      signature: chunk.signature,
-      token_count: chunk.tokenCount,
-      ...(chunk.metadata ? { metadata: { ...chunk.metadata } } : {}),
-    },
-    span: [chunk.startLine, chunk.endLine],
-    relevance_score: relevance,
-    score: Math.round(c.score * 10000) / 10000,
-    match_type: matchTypeOf(c),
-    related_symbols: related,
-    explanation: explain ? c.explanation : [],
-    ...gitAndActivation(c),
-    ...(explain ? { score_breakdown: scoreBreakdown(c, relevance, words) } : {}),
-  };
-}
-
-/** The member of `chunk` an identifier query names when it is not the chunk's own symbol (see CodeMatch). */
-function matchedMember(chunk: { symbol: string; symbols: string[] }, query: string): string | undefined {
-  const loose = (s: string) => s.toLowerCase().replace(/_/g, '');
-  const want = loose(query.split(/\.|::|#/).pop() ?? query);
-  if (!want || !chunk.symbol || loose(chunk.symbol.split('.').pop()!) === want) return undefined;
-  const member = chunk.symbols.find((s) => loose(s.split('.').pop()!) === want);
-  if (!member) return undefined;
-  return member.includes('.') ? member : `${chunk.symbol}.${member}`;
-}
-
-function gitAndActivation(c: Candidate): Pick<CodeMatch, 'git' | 'activation'> {
-  const a = c.activation;
-  if (!a) return {};
-  const out: Pick<CodeMatch, 'git' | 'activation'> = {};
-  if (a.git) {
-    const tracked = a.git.status === 'tracked';
-    out.git = {
-      status: a.git.status,
-      commits: tracked ? a.git.commits : null,
-      last_modified: tracked && a.git.lastModifiedMs > 0 ? new Date(a.git.lastModifiedMs).toISOString() : null,
-    };
-  }
-  if (a.raw !== undefined) {
-    out.activation = { score: a.normalized ?? 0, accesses: a.accesses, last_accessed: a.lastAccessMs ? new Date(a.lastAccessMs).toISOString() : null };
-  }
-  return out;
 }
 
 const pick3 = (l: { p50: number; p95: number; p99: number }) => ({ p50: l.p50, p95: l.p95, p99: l.p99 });

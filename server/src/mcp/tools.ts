@@ -7,7 +7,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { registerMemoryTools } from './memoryTools';
-import { breakdownLine } from '../engine/api/breakdown';
+import { breakdownLine } from '../engine/search/breakdown';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Engine } from '../engine/engine';

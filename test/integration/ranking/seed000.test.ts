@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Engine } from '../../../server/src/engine/engine';
 import type { CodeMatch } from '../../../server/src/engine/api/results';
 import { copyFixture, removeDir, REPO_ROOT } from '../../support/workspace';
+import { RANKING_CONFIGURATIONS } from '../../support/configurations';
 
 /**
  * Every scenario of seed 000 (symbol-aware boosts, conformance lookup) on three fixture projects with the same
@@ -41,15 +42,15 @@ const same = (m: CodeMatch, r: Ref) => m.file.path === r.path && m.content.symbo
 const rankOf = (ms: CodeMatch[], r: Ref) => ms.findIndex((m) => same(m, r));
 const label = (r: Ref) => `${r.path} ${r.symbol}`;
 
-for (const language of ['swift', 'typescript', 'java']) {
-  describe(`seed 000 scenarios (${language} fixture)`, function () {
+for (const cfg of RANKING_CONFIGURATIONS) for (const language of ['swift', 'typescript', 'java']) {
+  describe(`seed 000 scenarios (${language} fixture; ${cfg.label})`, function () {
     this.timeout(120_000);
     const lang = spec[language] as Lang;
     let root: string;
     let engine: Engine;
     before(async () => {
       root = copyFixture(join('seed000', language));
-      engine = await Engine.open(root, { embedding: null, reranker: null });
+      engine = await Engine.open(root, cfg.open);
       await engine.index();
     });
     after(async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { symbolBoostStage, protocolInTopStage } from '../../../server/src/engine/ranking/stages/symbolBoosts';
+import { symbolBoostStage } from '../../../server/src/engine/ranking/stages/symbolBoosts';
+import { implementsPartitionStage as protocolInTopStage } from '../../../server/src/engine/ranking/stages/implementsPartition';
 import { phrasePartitionStage } from '../../../server/src/engine/ranking/stages/phrases';
 import { compareCandidates } from '../../../server/src/engine/ranking/candidate';
 import { chunk, candidate, stageContext } from '../../support/chunks';

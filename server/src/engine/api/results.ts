@@ -4,14 +4,20 @@
  * `find_code` serialize the same object.
  */
 
-import type { ScoreBreakdown } from './breakdown';
+export { INTENT_TYPES, type IntentType } from './intentTypes';
 
 export type CodeMatchType = 'SEMANTIC' | 'SYNTACTIC' | 'KEYWORD' | 'FILE_PATTERN';
 export type SearchStrategy = 'HYBRID_SEARCH' | 'SEMANTIC_RERANK' | 'SPARSE_ONLY' | 'DENSE_ONLY' | 'KEYWORD_FALLBACK';
 
-/** Seed 002's IntentType; open-ended (FR-028): unknown strings are accepted and treated as no intent. */
-export const INTENT_TYPES = ['UNDERSTAND', 'IMPLEMENT', 'DEBUG', 'OPTIMIZE', 'TEST', 'CONFIGURE', 'DOCUMENT'] as const;
-export type IntentType = (typeof INTENT_TYPES)[number];
+/** The per-result score breakdown (seed 003 FR-6), built by search/breakdown.ts. */
+export interface ScoreBreakdown {
+  /** The relevance shown to users (score relative to the best match), [0, 1]. */
+  final: number;
+  bm25?: { score: number; reason: string; exact: boolean };
+  semantic?: { similarity: number; reason: string };
+  activation?: { score: number; reason: string };
+  git?: string;
+}
 
 export interface MatchFile {
   path: string;
@@ -66,7 +72,7 @@ export interface CodeMatch {
    * whole, so `chunk_id` finds `BaseChunk`): the member, qualified (`BaseChunk.chunk_id`).
    */
   matched_symbol?: string;
-  /** The FR-6 breakdown shown by `--show-scores`, tooltips and MCP text (api/breakdown.ts); with explanations only. */
+  /** The FR-6 breakdown shown by `--show-scores`, tooltips and MCP text (search/breakdown.ts); with explanations only. */
   score_breakdown?: ScoreBreakdown;
 }
 

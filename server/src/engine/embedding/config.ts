@@ -146,6 +146,11 @@ export const RerankConfigSchema = z
     provider: RerankProviderNameSchema.default('auto'),
     /** How many of the fused candidates are sent to the reranker. */
     candidates: z.number().int().min(1).max(1000).default(50),
+    /**
+     * The reranker's share of each scored candidate's base score (the rest is the fused channel score); the rule
+     * stages and the seeds' partitions act on that base (ranking/pipeline.ts). 1 = the learned score alone.
+     */
+    weight: z.number().min(0).max(1).default(1),
     voyage: VoyageRerankConfigSchema.default(VoyageRerankConfigSchema.parse({})),
     crossEncoder: CrossEncoderRerankConfigSchema.default(CrossEncoderRerankConfigSchema.parse({})),
     quarry: QuarryRerankConfigSchema.default(QuarryRerankConfigSchema.parse({})),

@@ -8,6 +8,8 @@ import type { TermMatch } from '../store/lexical/lexicalIndex';
 import type { ParsedQuery } from './query';
 import type { RankingConfig } from '../config/schema';
 import type { DetectedIntents, IntentAnnotations } from './intents';
+import type { Reranker } from '../embedding/types';
+import type { SearchStrategy } from '../api/results';
 
 export interface ActivationFacts {
   /** ACT-R base-level activation; undefined without evidence. */
@@ -32,8 +34,9 @@ export interface Candidate {
   /** Found through the conformance index ("what implements X"). */
   conformsTo?: string;
   /**
-   * Ordering group, ascending (seed 001: results containing every quoted phrase form group 0, the rest group 1);
-   * within a group, score decides. Undefined = 0.
+   * Ordering group, ascending, set by the contract partitions (seed 001: results containing every quoted phrase
+   * before the others, +10 for the rest; seed 000: for "what implements X", the implementations and X's definition
+   * before the other results, +1 for the rest); within a group, score decides. Undefined = 0.
    */
   group?: number;
   /**
@@ -79,11 +82,22 @@ export interface StageContext {
   intent?: DetectedIntents;
   /** True when staged fusion already weighed activation in (the activation stage then only normalises). */
   stagedActivation?: boolean;
+  /** The learned scorer (a reranker) of the `learned-scorer` stage; absent or null = the rule formulas alone. */
+  scorer?: Reranker | null;
+  scorerOptions?: { candidates: number; weight: number };
+  /** What stages add to the answer: strategies used and warnings (never silent). */
+  effects?: { strategy: SearchStrategy[]; warnings: string[] };
 }
 
 export interface Stage {
   name: string;
   apply(ctx: StageContext, candidates: Candidate[]): Candidate[];
+}
+
+/** A stage that waits on something (the learned scorer may call a service). */
+export interface AsyncStage {
+  name: string;
+  apply(ctx: StageContext, candidates: Candidate[]): Promise<Candidate[]>;
 }
 
 export function runStages(stages: readonly Stage[], ctx: StageContext, candidates: Candidate[], disabled: ReadonlySet<string> = new Set()): Candidate[] {

@@ -1,38 +1,80 @@
 /**
- * The ranking pipeline: the ordered list of named stages a search runs after retrieval. Each stage is small,
- * tested on its own, writes one explanation line per effect, and can be switched off (benchmark ablations).
+ * The ranking pipeline: the whole order of a search, in one list. Retrieval (retrieval/hybrid.ts) hands over the
+ * candidates of every channel (BM25 fields, dense, the conformance index) with their fused score; then
  *
- *   bm25 (explain) → symbol-boosts → information-intent → code-intent → activation → test-demotion → protocol-in-top-3
- *   → phrase-partition
- *   → exclude-tests → language-filter → path-filter → type-filter → exclude-words
+ *   score      learned-scorer       the learned scorer's relevance becomes the base score (off: the fused score)
+ *   rules      bm25 → symbol-boosts → information-intent → code-intent → activation → test-demotion
+ *                                   the seeds' formulas on that base (boosts ×, bonuses +), each explained
+ *   contracts  implements-partition → phrase-partition
+ *                                   the orderings the seeds promise, as groups nothing later reorders
+ *   filters    exclude-tests → language-filter → path-filter → type-filter → exclude-words
+ *   cut        relevance-cutoff     an identifier's list ends where whole-name matches end
+ *
+ * and the final order is (group, score, id) — `compareCandidates` — cut to the limit by the caller. Every stage is
+ * named, can be switched off (`SearchOptions.disabledStages`, the benchmark's ablations) and writes its own lines
+ * into each candidate's explanation. With the learned scorer off, the rule stages alone satisfy every seed scenario.
  */
-import type { Stage } from './candidate';
+import type { AsyncStage, Candidate, Stage, StageContext } from './candidate';
+import { compareCandidates } from './candidate';
 import { bm25ExplainStage } from './stages/bm25Explain';
 import { excludeTestsStage, excludeWordsStage, languageFilterStage, pathFilterStage, typeFilterStage } from './stages/filters';
 import { phrasePartitionStage } from './stages/phrases';
-import { protocolInTopStage, symbolBoostStage } from './stages/symbolBoosts';
+import { symbolBoostStage } from './stages/symbolBoosts';
+import { implementsPartitionStage } from './stages/implementsPartition';
 import { testDemotionStage } from './stages/testDemotion';
 import { activationStage } from './stages/activation';
+import { learnedScorerStage } from './stages/learnedScorer';
+import { relevanceCutoffStage } from './stages/relevanceCutoff';
 import { codeIntentStage, informationIntentStage } from './intents';
 
-export function defaultStages(): Stage[] {
+export type StepKind = 'score' | 'rule' | 'contract' | 'filter' | 'cut';
+
+export interface PipelineStep {
+  kind: StepKind;
+  stage: Stage | AsyncStage;
+}
+
+export function searchPipeline(): PipelineStep[] {
+  const step = (kind: StepKind, stage: Stage | AsyncStage): PipelineStep => ({ kind, stage });
   return [
-    bm25ExplainStage,
-    symbolBoostStage,
-    informationIntentStage(),
-    codeIntentStage(),
-    activationStage,
-    testDemotionStage,
-    protocolInTopStage,
-    phrasePartitionStage,
-    excludeTestsStage,
-    languageFilterStage,
-    pathFilterStage,
-    typeFilterStage,
-    excludeWordsStage,
+    step('score', learnedScorerStage),
+    step('rule', bm25ExplainStage),
+    step('rule', symbolBoostStage),
+    step('rule', informationIntentStage()),
+    step('rule', codeIntentStage()),
+    step('rule', activationStage),
+    step('rule', testDemotionStage),
+    step('contract', implementsPartitionStage),
+    step('contract', phrasePartitionStage),
+    step('filter', excludeTestsStage),
+    step('filter', languageFilterStage),
+    step('filter', pathFilterStage),
+    step('filter', typeFilterStage),
+    step('filter', excludeWordsStage),
+    step('cut', relevanceCutoffStage),
   ];
 }
 
+/** The rule, contract, filter and cut stages (the synchronous part of the pipeline), in order. */
+export function defaultStages(): Stage[] {
+  return searchPipeline()
+    .filter((s) => s.kind !== 'score')
+    .map((s) => s.stage as Stage);
+}
+
 export function stageNames(): string[] {
-  return defaultStages().map((s) => s.name);
+  return searchPipeline().map((s) => s.stage.name);
+}
+
+/**
+ * Runs the pipeline over retrieval's candidates and returns them in their final order. `disabled` names stages to
+ * skip. A stage's candidates are passed in score order (ties by id), as the stages that look at ranks expect.
+ */
+export async function runPipeline(ctx: StageContext, candidates: Candidate[], disabled: ReadonlySet<string> = new Set(), steps = searchPipeline()): Promise<Candidate[]> {
+  let out = [...candidates].sort(compareCandidates);
+  for (const { stage } of steps) {
+    if (disabled.has(stage.name)) continue;
+    out = await stage.apply(ctx, out);
+  }
+  return out.sort(compareCandidates);
 }

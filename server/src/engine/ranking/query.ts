@@ -16,7 +16,7 @@ import picomatch from 'picomatch';
 import { FUNCTION_WORDS, identifierParts, identifierTokens, isIdentifierLike, exactNameToken, looseNameToken, partTokens, stemTokens, words } from '../tokenize/codeTokenizer';
 import type { FieldWeights } from '../config/schema';
 import type { QueryTerm } from '../store/lexical/lexicalIndex';
-import { INTENT_TYPES } from '../api/results';
+import { INTENT_TYPES } from '../api/intentTypes';
 import { expansionsOf } from '../tokenize/abbreviations';
 import { knownLanguageIds } from '../languages';
 import { CHUNK_KINDS } from '../types';

@@ -3,7 +3,7 @@
  * OPTIMIZE, TEST, CONFIGURE, DOCUMENT) from the query text. The cues are a data table: to teach
  * detection a new phrase or a new intent, add a row (and, for a new intent, list it in `intents`).
  */
-import { INTENT_TYPES } from '../../api/results';
+import { INTENT_TYPES } from '../../api/intentTypes';
 import { type ConfidenceParams, type Cue, DEFAULT_CONFIDENCE, quote, rankCues } from './cues';
 
 export type QueryComplexity = 'SIMPLE' | 'MODERATE' | 'COMPLEX';

@@ -14,7 +14,7 @@
 import type { Candidate, Stage, StageContext } from '../candidate';
 import { TYPE_DECLARATION_KINDS } from '../../types';
 
-const PROTOCOL_KINDS = new Set(['protocol', 'interface', 'trait']);
+import { PROTOCOL_KINDS } from './implementsPartition';
 
 function lastSegment(name: string): string {
   const parts = name.split(/\.|::/);
@@ -50,7 +50,7 @@ export const symbolBoostStage: Stage = {
       const chunk = c.chunk;
       if (!chunk) continue;
       // In "what implements X", X's own declaration is context, not an answer: it gets no symbol or type boost
-      // (protocol-in-top-3 keeps it visible) so that the implementations rank first (seed 000).
+      // (implements-partition keeps it in the top 3) so that the implementations rank first (seed 000).
       // A type of the same name that conforms to it (Go's strings.Reader satisfies io.Reader) is an answer, not context.
       if (implementsTarget && chunk.name.toLowerCase() === implementsTarget && c.conformsTo === undefined) continue;
       const defined = new Set(chunk.symbols.map((s) => s.toLowerCase()));
@@ -90,45 +90,3 @@ export const symbolBoostStage: Stage = {
     return candidates;
   },
 };
-
-/**
- * For "what implements X", the definition of X itself must stay in the top 3 (seed 000): if the boosts pushed
- * it lower, it is lifted to just above the third result (and says so).
- */
-export const protocolInTopStage: Stage = {
-  name: 'protocol-in-top-3',
-  apply(ctx, candidates) {
-    const t = ctx.query.target;
-    if (t?.relation !== 'implementations') return candidates;
-    const name = lastSegment(t.name).toLowerCase();
-    const sorted = [...candidates].sort((a, b) => b.score - a.score);
-    // a conformer of the same name (strings.Reader for io.Reader) is an answer, not the definition; among the
-    // others, an interface/protocol/trait is what can be implemented (io.Reader over textproto.Reader, a struct)
-    const isDefinition = (c: (typeof sorted)[number]) =>
-      !!c.chunk && c.chunk.name.toLowerCase() === name && TYPE_DECLARATION_KINDS.has(c.chunk.kind) && c.chunk.kind !== 'extension' && c.conformsTo === undefined;
-    let idx = sorted.findIndex((c) => isDefinition(c) && PROTOCOL_KINDS.has(c.chunk!.kind));
-    if (idx < 0) idx = sorted.findIndex(isDefinition);
-    if (idx > 2) {
-      const def = sorted[idx];
-      const [first, second, third] = sorted.map((c) => c.score);
-      // just above the third result; when results tie with it (conformers found only through the conformance index
-      // all start at the same score), the definition still takes the third place at most, never the first
-      let target: number;
-      if (second > third) target = Math.min(third * 1.0001, (second + third) / 2);
-      else if (first > second) target = Math.min(second * 1.0001, (first + second) / 2);
-      else {
-        // the first three tie: the first two stay ahead of the definition, which takes the third place
-        for (const lead of sorted.slice(0, 2)) {
-          lead.explanation.push(`stays ahead of the definition of ${t.name} (tied with the third result; score ${round(lead.score)} → ${round(first * 1.0002)})`);
-          lead.score = first * 1.0002;
-        }
-        target = first * 1.0001;
-      }
-      def.explanation.push(`kept in the top 3 as the definition of ${t.name} (score ${round(def.score)} → ${round(target)})`);
-      def.score = target;
-    }
-    return candidates;
-  },
-};
-
-const round = (x: number) => Math.round(x * 1000) / 1000;

@@ -86,7 +86,11 @@ export class LexicalIndex {
    * indexer/lexicalDoc.ts); an index written by another analyzer is reported as LexicalIndexCorruptError.
    */
   static open(dir: string, analyzer: string): LexicalIndex {
-    mkdirSync(dir, { recursive: true });
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch {
+      // A read-only or full disk: reading needs no folder (a missing one is an empty index); a commit reports the error.
+    }
     const index = new LexicalIndex(dir, analyzer);
     // A writer in another process may replace the manifest and sweep old segments between our reading the
     // manifest and reading a segment: re-read the manifest a few times before calling the index damaged.
@@ -215,6 +219,7 @@ export class LexicalIndex {
   /** Writes pending changes: a new segment (if any) and the manifest; merges when due. */
   async commit(): Promise<void> {
     if (!this.dirty) return;
+    mkdirSync(this.dir, { recursive: true }); // (removed since open, or not creatable then: the error is reported here)
     const generation = this.generation + 1;
     const obsolete: string[] = [];
     let segments = this.segments;
@@ -310,6 +315,18 @@ export class LexicalIndex {
       for (let p = seg.termStarts[t]; p < seg.termStarts[t + 1]; p++) if (!seg.deleted[seg.postDocs[p]]) df++;
     }
     return df;
+  }
+
+  /** Occurrences of a token in a field over the live documents (seed 000's "term appears < 10 times in index"). */
+  collectionFrequency(field: Field, token: string): number {
+    const key = termKey(field, token);
+    let cf = 0;
+    for (const seg of this.segments) {
+      const t = seg.findTerm(key);
+      if (t < 0) continue;
+      for (let p = seg.termStarts[t]; p < seg.termStarts[t + 1]; p++) if (!seg.deleted[seg.postDocs[p]]) cf += seg.postTfs[p];
+    }
+    return cf;
   }
 
   /**

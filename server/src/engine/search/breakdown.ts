@@ -11,16 +11,10 @@
  * - git: "23 commits, last modified 2 days ago", "untracked", "unavailable".
  */
 import type { Candidate } from '../ranking/candidate';
+import type { ScoreBreakdown } from '../api/results';
 import { describeActivation, relativeTime } from '../ranking/stages/activation';
 
-export interface ScoreBreakdown {
-  /** The relevance shown to users (score relative to the best match), [0, 1]. */
-  final: number;
-  bm25?: { score: number; reason: string; exact: boolean };
-  semantic?: { similarity: number; reason: string };
-  activation?: { score: number; reason: string };
-  git?: string;
-}
+export type { ScoreBreakdown };
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

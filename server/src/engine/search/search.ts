@@ -1,0 +1,158 @@
+/**
+ * One search, start to end: parse the query → retrieval (every channel, fused; retrieval/hybrid.ts) → the ranking
+ * pipeline (ranking/pipeline.ts: learned scorer, seed rules, contract partitions, filters, cut-off) → top-k →
+ * the result schema (present.ts). The engine facade supplies the index parts and the providers (`SearchDeps`).
+ */
+import type { QuarryConfig } from '../config/schema';
+import type { ChunkStore } from '../store/chunkStore';
+import type { LexicalIndex } from '../store/lexical/lexicalIndex';
+import type { Reranker } from '../embedding/types';
+import type { ActivationFacts, SearchOptions } from '../ranking/candidate';
+import type { CodeMatch, FindCodeResponseSummary, SearchStrategy } from '../api/results';
+import { expandChunkTypes, parseQuery, pathMatcher } from '../ranking/query';
+import { retrieve, type DenseChannel } from '../retrieval/hybrid';
+import { detectIntents } from '../ranking/intents';
+import { runPipeline } from '../ranking/pipeline';
+import { isTestPath } from '../testPaths';
+import { languageForPath } from '../languages';
+import { readLock } from '../indexer/lock';
+import { queryWords } from './breakdown';
+import { matchedMember, toCodeMatch } from './present';
+import { includeTestsFor } from './testScope';
+
+/** Seed 003 §6.4: git metadata older than a week may be stale. */
+const GIT_STALE_MS = 7 * 86_400_000;
+
+export interface SearchDeps {
+  quarryDir: string;
+  config: QuarryConfig;
+  store: ChunkStore;
+  lexical: LexicalIndex;
+  reranker: Reranker | null;
+  /** Problems found when the index was opened (every answer repeats them). */
+  problems: readonly string[];
+  hasIndex: boolean;
+  /** The dense channel when it can serve (a reason goes to `warnings` when not). */
+  dense(warnings: string[]): Promise<DenseChannel | undefined>;
+  /** Activation evidence of chunks (accesses, git history). */
+  activationFacts(ids: readonly string[]): Promise<Map<string, ActivationFacts>>;
+  timings: { vectorStore(ms: number): void; embedding(ms: number): void };
+}
+
+/**
+ * What a door asks for; omitted options take their defaults. `includeTests`: true/false, `'auto'` (only when the
+ * query is about tests: MCP's default) or omitted (included, ranked below the code they test).
+ */
+export type SearchRequest = Partial<Omit<SearchOptions, 'includeTests'>> & { includeTests?: boolean | 'auto' };
+
+export async function runSearch(deps: SearchDeps, query: string, opts: SearchRequest): Promise<FindCodeResponseSummary> {
+  const started = performance.now();
+  const parsed = parseQuery(query, opts.intent ?? null);
+  const intent = detectIntents(parsed.text, opts.intent ?? null);
+  const options: SearchOptions = {
+    limit: Math.max(1, Math.min(opts.limit ?? 10, 1000)),
+    includeTests: includeTestsFor(opts.includeTests, parsed, intent),
+    languages: opts.languages?.length ? opts.languages.map((l) => l.toLowerCase()) : undefined,
+    intent: opts.intent ?? null,
+    types: opts.types?.length ? expandChunkTypes(opts.types, '--type') : undefined,
+    explain: opts.explain ?? true,
+    disabledStages: opts.disabledStages,
+  };
+  const { config, store, lexical } = deps;
+  const warnings: string[] = [...deps.problems];
+  const lock = readLock(deps.quarryDir);
+  if (lock) warnings.push(`Results may be incomplete: indexing in progress (started at ${lock.startedAt}).`);
+
+  const languagesWanted = [...(options.languages ?? []), ...parsed.filters.languages];
+  const pathOk = pathMatcher(parsed.filters.paths);
+  const accept = (path: string): boolean => {
+    if (!options.includeTests && isTestPath(path)) return false;
+    if (!pathOk(path)) return false;
+    if (languagesWanted.length) {
+      const lang = languageForPath(path, config.discovery.extraExtensions)?.id;
+      if (!lang || !languagesWanted.includes(lang)) return false;
+    }
+    return true;
+  };
+  const dense = await deps.dense(warnings);
+  // Activation evidence, read once per chunk and search (staged fusion asks for its candidates, the stages for all).
+  const factsSeen = new Map<string, ActivationFacts>();
+  const activation = async (ids: readonly string[]): Promise<Map<string, ActivationFacts>> => {
+    const missing = ids.filter((id) => !factsSeen.has(id));
+    if (missing.length) for (const [id, f] of await deps.activationFacts(missing)) factsSeen.set(id, f);
+    return new Map(ids.map((id) => [id, factsSeen.get(id)!]));
+  };
+  const retrieved = await retrieve(
+    {
+      lexical, store, dense, bm25: config.bm25, retrieval: config.retrieval, timings: deps.timings,
+      activationOf: async (ids) => new Map([...(await activation(ids))].filter(([, f]) => f.raw !== undefined).map(([id, f]) => [id, f.raw!])),
+    },
+    parsed,
+    options.limit,
+    accept,
+  );
+  warnings.push(...retrieved.warnings);
+  const matched = retrieved.matched;
+  const facts = await activation(retrieved.candidates.map((c) => c.id));
+  for (const c of retrieved.candidates) c.activation = facts.get(c.id);
+  const strategy: SearchStrategy[] = [...retrieved.strategy];
+  const ranked = await runPipeline(
+    {
+      query: parsed, options, ranking: config.ranking, intent,
+      stats: { identifierFrequency: (identifier: string) => lexical.documentFrequency('ident', identifier.toLowerCase()) },
+      stagedActivation: !!dense && config.retrieval.fusion === 'staged',
+      scorer: deps.reranker,
+      scorerOptions: { candidates: config.rerank.candidates, weight: config.rerank.weight },
+      effects: { strategy, warnings },
+    },
+    retrieved.candidates,
+    new Set(options.disabledStages ?? []),
+  );
+  const top = ranked.slice(0, options.limit);
+  const gitAge = Math.max(0, ...top.map((c) => (c.activation?.git?.computedAt ? Date.now() - c.activation.git.computedAt : 0)));
+  if (gitAge > GIT_STALE_MS) warnings.push(`Git metadata may be stale: computed ${Math.floor(gitAge / 86_400_000)} days ago; run \`quarry index\` to refresh commits and last-modified times.`);
+  const best = Math.max(0, ...top.map((c) => c.score));
+  const words = queryWords(parsed.text);
+  const matches: CodeMatch[] = top.map((c) => toCodeMatch(c, best, options.explain !== false, words));
+  if (parsed.form === 'identifier') top.forEach((c, i) => {
+    const member = matchedMember(c.chunk!, parsed.text);
+    if (member) matches[i].matched_symbol = member;
+  });
+
+  const languages = [...new Set(matches.map((m) => m.file.language))].sort();
+  const counts = { chunks: lexical.documentCount, files: (await store.counts()).files };
+  const suggestions = matches.length ? [] : await noResultSuggestions(store, parsed.text, options);
+  if (!deps.hasIndex && lexical.documentCount === 0) warnings.push('No index yet: run `quarry index` first.');
+  const summary = matches.length
+    ? `Found ${matches.length} match${matches.length === 1 ? '' : 'es'} for "${parsed.text}" in ${new Set(matches.map((m) => m.file.path)).size} file(s)` +
+      (languages.length ? ` (${languages.join(', ')})` : '') + `; ${matched} candidate chunk(s) matched.`
+    : `No results for "${parsed.text}" (searched ${counts.chunks} chunks across ${counts.files} files).`;
+  const elapsed = Math.round((performance.now() - started) * 100) / 100;
+  return {
+    matches,
+    summary: summary.slice(0, 1000),
+    query_intent: intent.codeTask?.intentType ?? intent.information?.intent ?? null,
+    total_matches: matched,
+    total_results: matches.length,
+    token_count: matches.reduce((n, m) => n + m.content.token_count, 0),
+    execution_time_ms: elapsed,
+    search_strategy: [...new Set(strategy)],
+    languages_found: languages,
+    warnings: [...new Set(warnings)],
+    suggestions,
+    searched: counts,
+  };
+}
+
+async function noResultSuggestions(store: ChunkStore, text: string, options: SearchOptions): Promise<string[]> {
+  const { byLanguage } = await store.breakdown();
+  const langs = Object.keys(byLanguage).sort();
+  const out: string[] = [];
+  if (options.languages) out.push(`No chunks matched in ${options.languages.join(', ')}; drop the language filter to search everything.`);
+  if (!options.includeTests) out.push('Test files were excluded; include them with --include-tests.');
+  out.push(langs.length ? `Languages available: ${langs.join(', ')}` : 'The index is empty: run `quarry index` in the project folder.');
+  if (text.split(/\s+/).length > 1) out.push('Try fewer or broader terms, or an identifier that appears in the code.');
+  else out.push('Check the spelling, or try a broader term.');
+  out.push('Check indexed file types: quarry config --show');
+  return out;
+}
