@@ -29,10 +29,26 @@ export function loadReferenceSuite(repoRoot: string): { queries: ReferenceQuery[
   return { queries: doc.queries, includeTests: doc.options.include_tests, limit: doc.options.limit };
 }
 
-/** Copies the repository's tracked files into `dest` (the workspace the suite runs on). */
+/**
+ * Copies the repository's tracked files into `dest` (the workspace the suite runs on), leaving out files that quote
+ * the suite itself (its YAML, and reports such as BENCHMARKS.md that list three or more of its queries verbatim):
+ * they would answer every query with the question, not the code.
+ */
 export function copyRepository(repoRoot: string, dest: string): void {
   const files = execFileSync('git', ['ls-files'], { cwd: repoRoot, encoding: 'utf8' }).split('\n').filter(Boolean);
+  const queries = loadReferenceSuite(repoRoot).queries.map((q) => q.query).filter((q) => q.includes(' '));
+  const quotesSuite = (f: string): boolean => {
+    if (!/\.(md|markdown|txt|rst|ya?ml)$/i.test(f)) return false;
+    let text: string;
+    try {
+      text = readFileSync(join(repoRoot, f), 'utf8');
+    } catch {
+      return false;
+    }
+    return queries.filter((q) => text.includes(q)).length >= 3;
+  };
   for (const f of files) {
+    if (quotesSuite(f)) continue;
     mkdirSync(dirname(join(dest, f)), { recursive: true });
     try {
       cpSync(join(repoRoot, f), join(dest, f));

@@ -16,15 +16,16 @@ import { Engine } from '../engine/engine';
 import type { IndexProgress } from '../engine/indexer/indexer';
 import type { EmbedProgress } from '../engine/indexer/embedder';
 import { IndexLockedError } from '../engine/indexer/lock';
-import { describeOwner, IndexOwnership } from '../engine/indexer/owner';
 import { ConfigError, loadConfig } from '../engine/config/load';
 import { QueryError } from '../engine/ranking/query';
 import { chunkTypeCounts, formatIndexSummary, formatSearch, formatStatus, OUTPUT_FORMATS, OutputFormat } from './format';
 import { formatSearchTable, terminalDisplay } from './display';
 import { registerPatternCommands } from './patterns';
 import { PatternError } from '../engine/memory/patterns';
-import { startHttpServer } from '../http/server';
-import { configureLogging, enableFileLogs } from '../engine/log';
+import { healthWithProblems } from '../http/server';
+import { enableFileLogs } from '../engine/log';
+import { runServe, ServeRefusedError, type ServeOptions } from './serve';
+import { environmentCause, IndexUnavailableError } from '../engine/store/storeErrors';
 import { version } from '../../../package.json';
 
 process.env.LANCEDB_LOG ??= 'error';
@@ -195,13 +196,24 @@ function buildProgram(): Command {
       const format = opts.format ?? opts.outputFormat;
       await withEngine(opts.project, async (engine) => {
         if (!engine.hasIndex) {
+          const why = (await engine.status()).problems;
           process.stderr.write(`No index for ${engine.root} yet: indexing it first (later searches reuse the index).\n`);
+          for (const p of why) process.stderr.write(`  (${p})\n`);
           const progress = progressReporter(false);
-          const summary = await engine.index({ onProgress: progress.update });
-          progress.stop();
-          process.stderr.write(`Indexed ${summary.filesIndexed} files into ${summary.totalChunks} chunks in ${(summary.durationMs / 1000).toFixed(1)}s.\n\n`);
+          try {
+            const summary = await engine.index({ onProgress: progress.update });
+            progress.stop();
+            process.stderr.write(`Indexed ${summary.filesIndexed} files into ${summary.totalChunks} chunks in ${(summary.durationMs / 1000).toFixed(1)}s.\n\n`);
+          } catch (e) {
+            progress.stop();
+            // Another process is building the index right now: answer from what it has committed (the answer says so).
+            if (!(e instanceof IndexLockedError)) throw e;
+            process.stderr.write(`Another process (pid ${e.holder.pid}) is building the index: answering from what it has committed so far.\n\n`);
+          }
         }
         const res = await engine.search(query, {
+          // --show-scores draws BM25, Semantic and Activation for every result (seed 003 FR-6.1)
+          completeScores: !!opts.showScores,
           limit: opts.limit,
           includeTests: opts.includeTests !== false,
           intent: opts.intent ?? null,
@@ -222,70 +234,15 @@ function buildProgram(): Command {
     .description('run Quarry as a service: index the project (then keep serving), GET /health/ on loopback')
     .addOption(projectOption())
     .option('-c, --config <file>', 'configuration file (default: <project>/.quarry/config.yml)')
-    .option('--host <host>', 'address to bind (loopback only unless you know what you expose)', '127.0.0.1')
+    .option('--host <host>', 'loopback address to bind (127.0.0.1, localhost or ::1; any other is refused)', '127.0.0.1')
     .addOption(new Option('--port <port>', 'port (0 = any free port)').argParser(portNumber).default(9328))
     .addOption(new Option('--mcp-port <port>', 'port of the MCP endpoint (Streamable HTTP, bearer token; 0 = any free port)').argParser(portNumber).default(9329))
     .option('--no-mcp', 'do not serve MCP over HTTP')
     .option('--no-index', 'do not index on start (serve the existing index)')
     .option('--reindex', 'rebuild the index from scratch on start')
     .option('--debug', 'verbose logs on stderr')
-    .action(async (opts: { project: string; config?: string; host: string; port: number; mcpPort: number; mcp: boolean; index: boolean; reindex?: boolean; debug?: boolean }) => {
-      if (opts.debug) configureLogging({ level: 'debug' });
-      enableFileLogs(opts.project);
-      const { config } = loadConfig(opts.project, opts.config);
-      const engine = await Engine.open(opts.project, { config });
-      const http = await startHttpServer(engine, { host: opts.host, port: opts.port });
-      process.stderr.write(`quarry serve: ${engine.root} on ${http.url} (GET ${http.url}/health/)\n`);
-      // Patterns recorded over MCP are indexed here only while this process owns the index (`ownership`, below).
-      let owns = (): boolean => false;
-      const mcp = opts.mcp ? await (await import('../mcp/http.js')).startMcpHttp(engine, { host: opts.host, port: opts.mcpPort, tools: { mayIndex: () => owns() } }) : undefined;
-      if (mcp) process.stderr.write(`quarry serve: MCP (Streamable HTTP) on ${mcp.url} — send "Authorization: Bearer ${mcp.token}"\n`);
-      let abort = new AbortController();
-      let stopping = false;
-      const stop = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        process.stderr.write(`quarry serve: ${signal}, shutting down (committed work is kept)\n`);
-        abort.abort();
-        await indexing.catch(() => undefined);
-        ownership?.close();
-        await mcp?.close();
-        await http.close();
-        await engine.close();
-        process.exit(0);
-      };
-      process.on('SIGINT', () => void stop('SIGINT'));
-      process.on('SIGTERM', () => void stop('SIGTERM'));
-      const runIndex = (full?: boolean) =>
-        engine.index({ full, signal: abort.signal }).then(
-          (s) => process.stderr.write(`quarry serve: indexed ${s.filesIndexed} files (${s.totalChunks} chunks in the index) in ${(s.durationMs / 1000).toFixed(1)}s\n`),
-          (e: Error) => process.stderr.write(`quarry serve: indexing failed: ${e.message}\n`),
-        );
-      // One index owner per workspace (engine/indexer/owner.ts): a language server that keeps it fresh outranks serve,
-      // which then serves the index read-only; serve takes over (and indexes) when the owner is gone.
-      const ownership = opts.index
-        ? await IndexOwnership.claim(engine.quarryDir, {
-            kind: 'serve',
-            root: engine.root,
-            mcpUrl: mcp?.url,
-            onChange: (owned, holder) => {
-              if (stopping) return;
-              if (owned) {
-                abort = new AbortController();
-                indexing = runIndex();
-              } else {
-                process.stderr.write(`quarry serve: ${holder ? describeOwner(holder) : 'another process'} took over the index; serving it read-only\n`);
-                abort.abort();
-              }
-            },
-          })
-        : undefined;
-      owns = () => ownership?.owned === true;
-      if (ownership && !ownership.owned) {
-        process.stderr.write(`quarry serve: ${ownership.holder ? describeOwner(ownership.holder) : 'another process'} owns the index of ${engine.root}; serving it read-only (no indexing here)\n`);
-      }
-      let indexing: Promise<unknown> = ownership?.owned ? runIndex(opts.reindex) : Promise.resolve();
-      await new Promise(() => undefined); // serve until a signal arrives
+    .action(async (opts: ServeOptions) => {
+      await runServe(opts);
     });
 
   program
@@ -318,7 +275,7 @@ function buildProgram(): Command {
     .action(async (opts: { project: string; json?: boolean }) => {
       await withEngine(opts.project, async (engine) => {
         const status = await engine.status();
-        const health = await engine.health();
+        const health = healthWithProblems(await engine.health(), status.problems);
         process.stdout.write((opts.json ? JSON.stringify({ ...status, health }, null, 2) : formatStatus(status, health)) + '\n');
       });
     });
@@ -350,6 +307,16 @@ function buildProgram(): Command {
   return program;
 }
 
+/** The --project value of a command line (for messages), or the current directory. */
+function projectOf(argv: string[]): string {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if ((a === '-p' || a === '--project') && argv[i + 1]) return argv[i + 1]!;
+    if (a.startsWith('--project=')) return a.slice('--project='.length);
+  }
+  return process.cwd();
+}
+
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
@@ -361,7 +328,7 @@ export async function main(argv: string[]): Promise<number> {
       // Help and version exit 0; usage errors were already printed by commander.
       return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 2;
     }
-    if (err instanceof UsageError || err instanceof QueryError || err instanceof PatternError) {
+    if (err instanceof UsageError || err instanceof QueryError || err instanceof PatternError || err instanceof ServeRefusedError) {
       process.stderr.write(`Error: ${err.message}\n`);
       return 2;
     }
@@ -369,7 +336,15 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`Error: ${err.message}\n`);
       return 1;
     }
-    process.stderr.write(`Error: ${err.message}\n`);
+    const cause = err instanceof IndexUnavailableError ? undefined : environmentCause(err);
+    if (cause) {
+      // Disk full, no permission, read-only: say what it is and what to do; nothing was deleted.
+      const command = argv.slice(2).find((a) => !a.startsWith('-')) ?? 'quarry';
+      const env = new IndexUnavailableError(cause, `running \`quarry ${command}\``, projectOf(argv), err.message);
+      process.stderr.write(`Error: ${env.message.replace(/the index was left as it was\.$/, 'what was already committed to the index is kept.')}\n`);
+    } else {
+      process.stderr.write(`Error: ${err.message}\n`);
+    }
     if (process.env.QUARRY_DEBUG) process.stderr.write(`${err.stack}\n`);
     return 1;
   }

@@ -92,7 +92,7 @@ export const findCodeInputShape = {
   query: z.string().describe('What to find: natural language ("where are prices formatted"), an identifier ("InventoryCatalog"), "what implements X", quoted phrases, lang:/path:/type: filters.'),
   intent: intentSchema.optional(),
   token_limit: z.number().int().min(1).max(MAX_TOKEN_LIMIT).default(10000).describe(`Max tokens (o200k BPE) of returned code (1..${MAX_TOKEN_LIMIT}); lower-ranked matches are dropped to fit.`),
-  include_tests: z.boolean().default(false).describe('Include test files.'),
+  include_tests: z.boolean().optional().describe('Include test files. Omitted: only when the query is about tests (intent TEST, or it asks how something is tested); false otherwise (seed 002 default). An explicit false always wins.'),
   focus_languages: z.array(z.string()).optional().describe('Only these languages, e.g. ["python","typescript"].'),
   max_results: z.number().int().min(1).max(1000).default(50).describe('Max matches to return.'),
 };
@@ -295,7 +295,7 @@ export async function findCode(engine: Engine, args: FindCodeArgs): Promise<Find
   }
   const res = await engine.search(args.query, {
     limit: maxResults,
-    includeTests: args.include_tests ?? false,
+    includeTests: args.include_tests ?? 'auto',
     languages: languages?.length ? languages : undefined,
     intent: args.intent ?? null,
   });

@@ -83,6 +83,8 @@ describe('quarry CLI (separate processes over one on-disk index)', function () {
     assert.match(boxes.stdout, /^┌─ refunds\.py \| function \| issue_refund \(Lines 1-3\) ─+┐$/m);
     assert.match(boxes.stdout, /│ Final Score: 1\.000/);
     assert.match(boxes.stdout, /BM25: +[\d.]+ +⭐ \(exact keyword match on "issue_refund"\)/);
+    // an identifier query skips the dense channel, but the box still shows its similarity (seed 003 FR-6.1)
+    assert.match(boxes.stdout, /Semantic: +-?[\d.]+ +\((very high|high|moderate|low) conceptual relevance\)/);
     assert.match(boxes.stdout, /│ Git: untracked \(not in git\)/);
     assert.match(boxes.stdout, /^└─+┘$/m);
   });

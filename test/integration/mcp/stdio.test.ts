@@ -95,7 +95,8 @@ describe('MCP over stdio (real SDK client, real server process)', function () {
     assert.deepEqual(fc.inputSchema.required, ['query']);
     const props = fc.inputSchema.properties as Record<string, { default?: unknown }>;
     assert.equal(props.token_limit.default, 10000);
-    assert.equal(props.include_tests.default, false);
+    // omitted = decided by the query: tests only when it is about tests (seed 002's default false otherwise)
+    assert.equal(props.include_tests.default, undefined);
     assert.equal(props.max_results.default, 50);
     for (const f of ['matches', 'summary', 'query_intent', 'total_matches', 'total_results', 'token_count', 'execution_time_ms', 'search_strategy', 'languages_found']) {
       assert.ok((fc.outputSchema?.properties as Record<string, unknown>)[f], `output schema lacks ${f}`);
@@ -147,6 +148,15 @@ describe('MCP over stdio (real SDK client, real server process)', function () {
     assert.ok(!without.matches.some((m) => m.file.path.endsWith('.test.ts')));
     const withTests = await find({ query: 'InventoryCatalog', include_tests: true });
     assert.ok(withTests.matches.some((m) => m.file.path === 'web/src/catalog.test.ts'));
+  });
+
+  it('find_code brings tests in when the question is about tests, unless include_tests is false', async () => {
+    const about = await find({ query: 'how is the inventory catalog tested' });
+    assert.ok(about.matches.some((m) => m.file.path === 'web/src/catalog.test.ts'), about.matches.map((m) => m.file.path).join('\n'));
+    const explicit = await find({ query: 'how is the inventory catalog tested', include_tests: false });
+    assert.ok(!explicit.matches.some((m) => m.file.path.endsWith('.test.ts')));
+    const intent = await find({ query: 'InventoryCatalog', intent: 'test' });
+    assert.ok(intent.matches.some((m) => m.file.path === 'web/src/catalog.test.ts'));
   });
 
   it('find_code honours focus_languages and max_results', async () => {

@@ -24,6 +24,21 @@ describe('query parser', () => {
       ['implementations of Reranker', 'implementations', 'Reranker'],
       ['types conforming to Codable', 'implementations', 'Codable'],
       ['implements Codable', 'implementations', 'Codable'],
+      ['implementations of the Observer interface', 'implementations', 'Observer'],
+      ['Observer implementations', 'implementations', 'Observer'],
+      ['SchedulerLike implementers?', 'implementations', 'SchedulerLike'],
+      ['classes that implement Comparable', 'implementations', 'Comparable'],
+      ['which classes implement the Sink interface', 'implementations', 'Sink'],
+      ['what structs satisfy io.Reader', 'implementations', 'io.Reader'],
+      ['which types implement the Serialize trait', 'implementations', 'Serialize'],
+      ['subclasses of HandlerBase', 'implementations', 'HandlerBase'],
+      ['what inherits from RequestHandler', 'implementations', 'RequestHandler'],
+      ['classes extending AbstractProcessingHandler', 'implementations', 'AbstractProcessingHandler'],
+      ['who extends Middleware', 'implementations', 'Middleware'],
+      ['list all implementations of Transport', 'implementations', 'Transport'],
+      ['conforms to Hashable', 'implementations', 'Hashable'],
+      ['where is the Reader interface implemented', 'implementations', 'Reader'],
+      ['impl Display for', 'implementations', 'Display'],
       ['ChunkStore protocol', 'protocol', 'ChunkStore'],
       ['interface EmbeddingProvider', 'protocol', 'EmbeddingProvider'],
       ['what is LexicalIndex', 'definition', 'LexicalIndex'],
@@ -34,6 +49,8 @@ describe('query parser', () => {
     ];
     for (const [text, relation, name] of cases) assert.deepEqual(parseQuery(text).target, { relation, name }, text);
     assert.equal(parseQuery('how do we merge segments').target, null);
+    assert.equal(parseQuery('how is the cache eviction tested').target, null);
+    assert.equal(parseQuery('what happens when the request times out').target, null);
   });
   it('recognises a bare identifier (plain, dotted, ::)', () => {
     for (const t of ['getUserData', 'HTTPSConnection', 'Foo.bar', 'std::vector', 'user_manager']) assert.equal(parseQuery(t).form, 'identifier', t);

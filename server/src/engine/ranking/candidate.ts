@@ -65,6 +65,11 @@ export interface SearchOptions {
   explain?: boolean;
   /** Stages to switch off (benchmark ablations). */
   disabledStages?: string[];
+  /**
+   * Every shown result gets each channel's score, also when the search did not need a channel (an identifier query
+   * skips the dense one): `--show-scores`. Costs a query embedding.
+   */
+  completeScores?: boolean;
 }
 
 /** What stages may ask the index. */

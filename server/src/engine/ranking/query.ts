@@ -96,11 +96,25 @@ export function normalizeIntent(intent: string | null | undefined): string | nul
 }
 
 const IDENT = String.raw`([A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*)`;
+/** "the X interface", "the X trait", "X base class": the name inside such a wrapper. */
+const KIND_WORDS = String.raw`(?:interface|protocol|trait|abstract\s+class|base\s+class|class|type|module|mixin)`;
+const TARGET = String.raw`(?:the\s+|an?\s+)?(?:${KIND_WORDS}\s+)?${IDENT}(?:\s+${KIND_WORDS})?`;
+const IMPLEMENTERS = String.raw`(?:implementations?|implementers?|implementors?|conformers?|subclasses|subtypes|subclass|derived\s+classes|child\s+classes|adopters?)`;
+const IMPLEMENTING = String.raw`(?:implements?|implementing|implemented|conforms?\s+to|conforming\s+to|extends?|extending|adopts?|adopting|satisf(?:y|ies|ying)|inherits?\s+from|inheriting\s+from|derives?\s+from|deriving\s+from|subclass(?:es)?|subclassing)`;
+const THINGS = String.raw`(?:types?|classes|class|structs?|enums?|objects?|records?|impls?|implementations?|things|concrete\s+types?)`;
 const FORMS: Array<{ relation: TargetRelation; re: RegExp }> = [
-  { relation: 'implementations', re: new RegExp(String.raw`^(?:what|which|who)\s+(?:types?\s+|classes?\s+|structs?\s+)?(?:implements?|conforms?\s+to|extends?|adopts?)\s+${IDENT}`, 'i') },
-  { relation: 'implementations', re: new RegExp(String.raw`^(?:all\s+)?(?:implementations?|implementers?|conformers?|subclasses|subtypes)\s+of\s+${IDENT}`, 'i') },
-  { relation: 'implementations', re: new RegExp(String.raw`^(?:types?|classes?|structs?)\s+(?:that\s+)?(?:implementing|implement|conforming\s+to|conform\s+to|extending)\s+${IDENT}`, 'i') },
-  { relation: 'implementations', re: new RegExp(String.raw`^(?:implements?|conforms?\s+to)\s+${IDENT}`, 'i') },
+  // what/which/who (types|classes ...) implement(s)/extend(s)/satisfy/inherit from X
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:what|which|who|list|show|find|all)(?:\s+(?:are\s+)?(?:the\s+)?${THINGS})?\s+(?:that\s+|which\s+)?(?:do\s+|does\s+)?${IMPLEMENTING}\s+${TARGET}`, 'i') },
+  // (all) implementations / subclasses / implementers of X
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:(?:list|show|find)\s+)?(?:all\s+)?(?:the\s+)?(?:known\s+)?${IMPLEMENTERS}\s+(?:of|for)\s+${TARGET}`, 'i') },
+  // types/classes (that) implement X
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:all\s+)?${THINGS}\s+(?:that\s+|which\s+)?${IMPLEMENTING}\s+${TARGET}`, 'i') },
+  // implements X, conforms to X, extends X, impl X for
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:${IMPLEMENTING}|impl)\s+${TARGET}(?:\s+for)?\s*\??$`, 'i') },
+  // X implementations, X subclasses, "Observer implementers"
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:the\s+)?${IDENT}(?:\s+${KIND_WORDS})?\s+${IMPLEMENTERS}\s*\??$`, 'i') },
+  // where is X implemented, who implements X
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:where|how)\s+(?:is|are)\s+${TARGET}\s+implemented\s*\??$`, 'i') },
   { relation: 'callers', re: new RegExp(String.raw`^(?:who|what)\s+(?:calls|uses|references)\s+${IDENT}`, 'i') },
   { relation: 'callers', re: new RegExp(String.raw`^(?:callers|usages|uses|references)\s+of\s+${IDENT}`, 'i') },
   { relation: 'definition', re: new RegExp(String.raw`^(?:what\s+is|what's|where\s+is|find|show)\s+(?:the\s+)?${IDENT}(?:\s+defined)?\s*\??$`, 'i') },

@@ -7,7 +7,7 @@ import type { QuarryConfig } from '../config/schema';
 import type { ChunkStore } from '../store/chunkStore';
 import type { LexicalIndex } from '../store/lexical/lexicalIndex';
 import type { Reranker } from '../embedding/types';
-import type { ActivationFacts, SearchOptions } from '../ranking/candidate';
+import type { ActivationFacts, Candidate, SearchOptions } from '../ranking/candidate';
 import type { CodeMatch, FindCodeResponseSummary, SearchStrategy } from '../api/results';
 import { expandChunkTypes, parseQuery, pathMatcher } from '../ranking/query';
 import { retrieve, type DenseChannel } from '../retrieval/hybrid';
@@ -57,6 +57,7 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
     types: opts.types?.length ? expandChunkTypes(opts.types, '--type') : undefined,
     explain: opts.explain ?? true,
     disabledStages: opts.disabledStages,
+    completeScores: opts.completeScores,
   };
   const { config, store, lexical } = deps;
   const warnings: string[] = [...deps.problems];
@@ -109,6 +110,7 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
     new Set(options.disabledStages ?? []),
   );
   const top = ranked.slice(0, options.limit);
+  if (options.completeScores && dense) await addSimilarities(dense, parsed.text, top, warnings);
   const gitAge = Math.max(0, ...top.map((c) => (c.activation?.git?.computedAt ? Date.now() - c.activation.git.computedAt : 0)));
   if (gitAge > GIT_STALE_MS) warnings.push(`Git metadata may be stale: computed ${Math.floor(gitAge / 86_400_000)} days ago; run \`quarry index\` to refresh commits and last-modified times.`);
   const best = Math.max(0, ...top.map((c) => c.score));
@@ -142,6 +144,25 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
     suggestions,
     searched: counts,
   };
+}
+
+/** The dense channel's similarity for shown results it did not score (seed 003 FR-6.1's Semantic line for every result). */
+async function addSimilarities(dense: DenseChannel, query: string, shown: Candidate[], warnings: string[]): Promise<void> {
+  const missing = shown.filter((c) => !c.dense && c.chunk);
+  if (!missing.length) return;
+  try {
+    const q = await dense.provider.embedQuery(query);
+    const vectors = await dense.vectors.vectorsOf([...new Set(missing.map((c) => c.chunk!.contentHash))]);
+    for (const c of missing) {
+      const v = vectors.get(c.chunk!.contentHash);
+      if (!v) continue;
+      let s = 0;
+      for (let i = 0; i < v.length; i++) s += v[i] * q[i];
+      c.dense = { similarity: s, rank: 0 };
+    }
+  } catch (e) {
+    warnings.push(`Semantic scores could not be computed for every result (${dense.provider.id}: ${(e as Error).message}).`);
+  }
 }
 
 async function noResultSuggestions(store: ChunkStore, text: string, options: SearchOptions): Promise<string[]> {

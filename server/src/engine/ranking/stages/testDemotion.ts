@@ -6,7 +6,7 @@
 import type { Stage } from '../candidate';
 import { isTestPath } from '../../testPaths';
 
-export const TEST_WORDS = /\b(tests?|testing|spec|specs|fixtures?|mocks?|stubs?|asserts?|unittest|pytest|jest|mocha)\b/i;
+export const TEST_WORDS = /\b(tests?|tested|testing|spec|specs|fixtures?|mocks?|stubs?|asserts?|unittest|pytest|jest|mocha)\b/i;
 
 export const testDemotionStage: Stage = {
   name: 'test-demotion',
