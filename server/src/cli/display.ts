@@ -79,8 +79,14 @@ export function typeLabel(kind: string): string {
 const isMemory = (m: CodeMatch) => m.content.kind === 'reasoning';
 const isKnowledge = (m: CodeMatch) => typeLabel(m.content.kind) === 'know';
 
+/** Control characters (a newline or tab in a file name) escaped, so that one row stays one line. */
+export function printable(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u001f\u007f]/.test(s) ? JSON.stringify(s).slice(1, -1) : s;
+}
+
 function fileCell(m: CodeMatch): string {
-  return isMemory(m) ? m.content.symbol : m.file.path;
+  return printable(isMemory(m) ? m.content.symbol : m.file.path);
 }
 
 function nameCell(m: CodeMatch): string {
@@ -198,7 +204,7 @@ export function formatShowScores(res: FindCodeResponseSummary, opts: DisplayOpti
   const out: string[] = [];
   for (const m of res.matches) {
     const lines = linesCell(m) === '-' ? '' : ` (Lines ${m.span[0]}-${m.span[1]})`;
-    const title = fit(`─ ${isMemory(m) ? m.content.symbol : basename(m.file.path)} | ${typeLabel(m.content.kind)} | ${nameCell(m)}${lines} `, width - 2);
+    const title = fit(`─ ${printable(isMemory(m) ? m.content.symbol : basename(m.file.path))} | ${typeLabel(m.content.kind)} | ${nameCell(m)}${lines} `, width - 2);
     out.push(`┌${title}${'─'.repeat(Math.max(0, width - 2 - displayWidth(title)))}┐`);
     const b = m.score_breakdown;
     const body: string[] = [`Final Score: ${(b?.final ?? m.relevance_score).toFixed(3)}`];
@@ -252,7 +258,7 @@ export function formatSearchTable(res: FindCodeResponseSummary, query: string, v
   }
   if (view.preview) {
     res.matches.forEach((m, i) => {
-      out.push('', paint(opts.color, 'bold', `${i + 1}. ${m.file.path}:${m.span[0]}-${m.span[1]}${m.content.symbol ? ` ${m.content.symbol}` : ''}`));
+      out.push('', paint(opts.color, 'bold', `${i + 1}. ${printable(m.file.path)}:${m.span[0]}-${m.span[1]}${m.content.symbol ? ` ${m.content.symbol}` : ''}`));
       const all = m.content.content.replace(/\s+$/, '').split('\n');
       for (const l of all.slice(0, PREVIEW_LINES)) out.push(`   ${l}`);
       if (all.length > PREVIEW_LINES) out.push(`   … (${all.length - PREVIEW_LINES} more lines)`);

@@ -4,7 +4,7 @@ import type { EngineIndexSummary } from '../engine/engine';
 import type { HealthReport } from '../engine/health';
 import type { IndexStatus } from '../engine/engine';
 import { CHUNK_TYPE_GROUPS } from '../engine/ranking/query';
-import { formatSearchTable, terminalDisplay } from './display';
+import { formatSearchTable, printable, terminalDisplay } from './display';
 
 export type OutputFormat = 'table' | 'json' | 'markdown';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'markdown'];
@@ -37,7 +37,7 @@ export function formatSearch(res: FindCodeResponseSummary, format: OutputFormat,
     out.push(`## Results for \`${query}\``, '', `Found ${res.total_results} matches (${res.total_matches} candidates processed in ${ms}ms)`, '');
     res.matches.forEach((m, i) => {
       const title = m.content.symbol ? ` — \`${m.content.symbol}\` (${m.content.kind})` : ` (${m.content.kind})`;
-      out.push(`### ${i + 1}. ${m.file.path}:${m.span[0]}-${m.span[1]}${title}`, '');
+      out.push(`### ${i + 1}. ${printable(m.file.path)}:${m.span[0]}-${m.span[1]}${title}`, '');
       out.push(`relevance ${m.relevance_score.toFixed(2)} · ${m.match_type} · ${m.content.semantic_class}`, '');
       out.push('```' + m.file.language, ...preview(m.content.content, 20), '```', '');
     });
@@ -90,7 +90,7 @@ export function formatIndexSummary(s: EngineIndexSummary, totalByKind?: Record<s
   }
   if (s.errors.length) {
     out.push('', `Errors (${s.errors.length}):`);
-    for (const e of s.errors.slice(0, 20)) out.push(`  ${e.path}: ${e.operation} failed: ${e.message}`);
+    for (const e of s.errors.slice(0, 20)) out.push(`  ${printable(e.path)}: ${e.operation} failed: ${e.message}`);
     if (s.errors.length > 20) out.push(`  … and ${s.errors.length - 20} more`);
   }
   if (s.git && !s.git.disabled && s.git.filesRefreshed) {

@@ -12,9 +12,24 @@ function sleepSync(ms: number): void {
 }
 
 export class FileLockedError extends Error {
-  constructor(readonly path: string, waitedMs: number) {
-    super(`Another Quarry process kept ${path} locked for ${waitedMs} ms; try again, or delete the lock file if no Quarry process is running.`);
+  constructor(readonly path: string, waitedMs: number, readonly holder?: { pid?: number; host?: string; alive?: boolean }) {
+    super(
+      holder?.pid !== undefined
+        ? `Quarry process ${holder.pid} on ${holder.host ?? 'an unknown host'}${holder.alive === false ? ' (no longer running)' : ''} kept ${path} locked for ${waitedMs} ms; try again when it has finished${holder.alive === false ? '' : ', or stop it'}.`
+        : `${path} stayed locked for ${waitedMs} ms (the lock names no process); try again, or delete the lock file if no Quarry process is running.`,
+    );
     this.name = 'FileLockedError';
+  }
+}
+
+/** Who holds the lock at `lockPath`, as far as its content says. */
+function holderOf(lockPath: string): { pid?: number; host?: string; alive?: boolean } | undefined {
+  try {
+    const h = JSON.parse(readFileSync(lockPath, 'utf8')) as { pid?: number; host?: string };
+    if (typeof h.pid !== 'number') return undefined;
+    return { pid: h.pid, host: h.host, alive: h.host === hostname() ? pidAlive(h.pid) : undefined };
+  } catch {
+    return undefined;
   }
 }
 
@@ -29,9 +44,17 @@ function tryAcquire(lockPath: string, staleMs: number): (() => void) | undefined
   if (fd !== undefined) {
     try {
       writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() }));
-    } finally {
+    } catch (e) {
+      // Disk full (or similar): leave no empty lock file behind, which would block everyone for `staleMs`.
       closeSync(fd);
+      try {
+        unlinkSync(lockPath);
+      } catch {
+        /* gone */
+      }
+      throw e;
     }
+    closeSync(fd);
     return () => {
       try {
         unlinkSync(lockPath);
@@ -63,7 +86,7 @@ export function withFileLock<T>(lockPath: string, fn: () => T, waitMs = 5000, st
         release();
       }
     }
-    if (Date.now() - started > waitMs) throw new FileLockedError(lockPath, Date.now() - started);
+    if (Date.now() - started > waitMs) throw new FileLockedError(lockPath, Date.now() - started, holderOf(lockPath));
     sleepSync(10);
   }
 }
@@ -80,7 +103,7 @@ export async function withFileLockAsync<T>(lockPath: string, fn: () => Promise<T
         release();
       }
     }
-    if (Date.now() - started > waitMs) throw new FileLockedError(lockPath, Date.now() - started);
+    if (Date.now() - started > waitMs) throw new FileLockedError(lockPath, Date.now() - started, holderOf(lockPath));
     await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -190,6 +190,15 @@ export class IgnoreMatcher {
     return { language: lang.id };
   }
 
+  /**
+   * The secret pattern that matches a workspace-relative path (a symlink's TARGET is checked too: a link named
+   * `settings.ts` that points at `.env` is a secret), or undefined.
+   */
+  secretPattern(rel: string): string | undefined {
+    const sec = this.secretSet.test(rel);
+    return sec.ignored ? sec.pattern : undefined;
+  }
+
   /** Walks the ancestors of `relPath`: the first skipped ancestor, or the stack for the last segment. */
   private async ancestors(relPath: string): Promise<{ rel: string; name: string; stack: LayerStack; skip?: SkippedFile } | undefined> {
     const segs = relPath.replace(/\\/g, '/').split('/').filter((s) => s !== '' && s !== '.');

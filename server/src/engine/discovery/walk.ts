@@ -227,6 +227,9 @@ class Walker {
     if (!this.config.followSymlinks) return this.skip({ path: rel, reason: 'excluded', detail: 'symbolic link (followSymlinks is off)' });
     const r = await resolveLink(abs, this.m.rootReal, this.limit);
     if ('skip' in r) return this.skip({ path: rel, ...r.skip });
+    // The secret rules apply to what the link points at as well: `src/settings.ts -> ../.env` is the .env file.
+    const secret = secretTarget(this.m, r.real, r.stat.isDirectory());
+    if (secret) return this.skip({ path: rel, reason: 'secret', detail: secret });
     if (r.stat.isDirectory()) {
       this.totalSeen--; // it is a directory, not a file
       const skip = this.m.checkDir(rel, name, stack);
@@ -240,6 +243,17 @@ class Walker {
     }
     return this.file(rel, name, abs, stack, r.stat);
   }
+}
+
+/**
+ * The skip detail when a link's target (its workspace-relative real path; a directory target is tested as a
+ * directory) matches a secret pattern; undefined when none does.
+ */
+function secretTarget(m: IgnoreMatcher, real: string, isDir: boolean): string | undefined {
+  const targetRel = toPosix(path.relative(m.rootReal, real));
+  if (!targetRel || targetRel.startsWith('..')) return undefined;
+  const pattern = m.secretPattern(isDir ? targetRel + '/' : targetRel) ?? (isDir ? undefined : m.secretPattern(path.posix.basename(targetRel)));
+  return pattern ? `symbolic link to ${targetRel} (secret pattern ${pattern})` : undefined;
 }
 
 type LinkResolution = { real: string; stat: Stats } | { skip: Omit<SkippedFile, 'path'> };
@@ -315,6 +329,8 @@ export async function classifyPath(
   if (real !== expectedReal) {
     if (!config.followSymlinks) return { path: rel, reason: 'excluded', detail: 'symbolic link (followSymlinks is off)' };
     if (!isInside(real, m.rootReal)) return { path: rel, reason: 'symlink-outside-workspace', detail: real };
+    const secret = secretTarget(m, real, false);
+    if (secret) return { path: rel, reason: 'secret', detail: secret };
   }
   let st: Stats;
   try {

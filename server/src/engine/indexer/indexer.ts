@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { QuarryConfig } from '../config/schema';
-import type { Chunk, DiscoveredFile, SkipReason } from '../types';
+import type { Chunk, DiscoveredFile, SkippedFile, SkipReason } from '../types';
 import { classifyPath, discover, readTextFile } from '../discovery';
 import type { DiscoveryResult } from '../discovery';
 import { chunkFile } from '../chunking';
@@ -59,6 +59,13 @@ export interface IndexSummary {
   /** Chunks created this run, by kind. */
   chunksByKind: Record<string, number>;
   skippedByReason: Partial<Record<SkipReason, number>>;
+  /**
+   * The skipped files with their reasons (discovery's and those found when reading: binary, minified, too large),
+   * sorted by path; files of unknown extensions are only counted (`unknownExtensions`). At most SKIPPED_LISTED.
+   */
+  skipped: SkippedFile[];
+  /** How many skipped files `skipped` leaves out beyond its limit. */
+  skippedNotListed: number;
   unknownExtensions: Record<string, number>;
   errors: IndexError[];
   /** Things the user should know (large codebase, many failed files). */
@@ -143,8 +150,12 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     root, filesDiscovered: found.files.length, filesIndexed: 0, filesUnchanged: 0, filesRemoved: 0,
     chunksCreated: 0, chunksRemoved: 0, filesByLanguage: {}, chunksByKind: {}, skippedByReason: {},
     unknownExtensions: found.unknownExtensions, errors: [], warnings: [...knowledgeWarnings], durationMs: 0, totalFiles: 0, totalChunks: 0,
+    skipped: [], skippedNotListed: 0,
   };
-  for (const s of found.skipped) bump(summary.skippedByReason as Record<string, number>, s.reason);
+  for (const s of found.skipped) {
+    bump(summary.skippedByReason as Record<string, number>, s.reason);
+    if (s.reason !== 'unknown-extension') listSkipped(summary, s);
+  }
   if (found.files.length > config.discovery.largeCodebaseFiles) {
     summary.warnings.push(`Large codebase detected (${found.files.length.toLocaleString('en-US')} files): indexing may be slow; consider discovery.exclude for generated or vendored code.`);
   }
@@ -239,6 +250,9 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
       summary.warnings.push(`Go implicit interface conformances were not updated: ${(e as Error).message}`);
     }
   }
+  summary.skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const skips = notableSkipsWarning(summary);
+  if (skips) summary.warnings.push(skips);
   if (summary.errors.length >= 25) summary.warnings.push(`${summary.errors.length} files failed to index (seed 002 FR-009b); see the errors listed in the summary.`);
   // Compaction and index building are for whole runs; per-file updates (editor saves) stay fast.
   if (!options.paths) await store.maintain();
@@ -297,6 +311,32 @@ type FileOutcome =
   | { kind: 'skipped'; record: FileRecord }
   | { kind: 'unchanged'; record: FileRecord };
 
+/** The most skipped files an index summary lists by name (the rest are counted in `skippedNotListed`). */
+export const SKIPPED_LISTED = 1000;
+
+function listSkipped(summary: IndexSummary, s: SkippedFile): void {
+  if (summary.skipped.length < SKIPPED_LISTED) summary.skipped.push(s);
+  else summary.skippedNotListed++;
+}
+
+/** Skip reasons that usually mean a file the user expected in the index: named in a warning. */
+const NOTABLE_SKIPS: ReadonlySet<string> = new Set(['binary', 'too-large', 'unreadable', 'symlink-loop', 'symlink-outside-workspace', 'minified']);
+
+/** One warning naming the files skipped for notable reasons (a few by name; `--json` lists them all). */
+function notableSkipsWarning(summary: IndexSummary): string | undefined {
+  const notable = summary.skipped.filter((s) => NOTABLE_SKIPS.has(s.reason));
+  if (!notable.length) return undefined;
+  const show = notable.slice(0, 5).map((s) => `${printablePath(s.path)} (${s.reason}${s.detail ? `: ${s.detail}` : ''})`);
+  const more = notable.length > show.length ? `, and ${notable.length - show.length} more` : '';
+  return `${notable.length} file${notable.length === 1 ? ' was' : 's were'} not indexed: ${show.join(', ')}${more} — \`quarry index --json\` lists every skipped file with its reason.`;
+}
+
+/** A path with control characters (newline, tab, ...) escaped, for one-line messages and tables. */
+export function printablePath(p: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u001f\u007f]/.test(p) ? JSON.stringify(p).slice(1, -1) : p;
+}
+
 /** Reads and chunks one file; retries once on failure (seed 002 FR-009a), never throws. */
 async function processFile(file: DiscoveredFile, previous: FileRecord | undefined, target: IndexTarget, summary: IndexSummary): Promise<FileOutcome> {
   const record = (hash: string, chunkCount: number): FileRecord => ({
@@ -316,6 +356,7 @@ async function processFile(file: DiscoveredFile, previous: FileRecord | undefine
       });
       if ('skip' in read) {
         bump(summary.skippedByReason as Record<string, number>, read.skip);
+        listSkipped(summary, { path: file.path, reason: read.skip, detail: read.detail });
         return { kind: 'skipped', record: record(`skipped:${read.skip}`, 0) };
       }
       text = read.text;

@@ -32,12 +32,25 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-export function readLock(quarryDir: string): LockInfo | undefined {
+/** The lock file's content as written, whether or not its process still runs. */
+export function readLockFile(quarryDir: string): LockInfo | undefined {
   try {
-    return JSON.parse(readFileSync(join(quarryDir, 'index.lock'), 'utf8')) as LockInfo;
+    const info = JSON.parse(readFileSync(join(quarryDir, 'index.lock'), 'utf8')) as LockInfo;
+    return info && typeof info.pid === 'number' ? info : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The index lock's holder when it is alive: its process runs on this host (checked, not assumed), or it is on another
+ * host (which cannot be checked). A lock left by a dead process is not "indexing in progress"; the next index run
+ * takes it over.
+ */
+export function readLock(quarryDir: string): LockInfo | undefined {
+  const info = readLockFile(quarryDir);
+  if (!info) return undefined;
+  return info.host !== hostname() || pidAlive(info.pid) ? info : undefined;
 }
 
 /** How long an empty or unreadable lock file is taken for one being written before it counts as abandoned. */
@@ -58,7 +71,18 @@ export function acquireIndexLock(quarryDir: string): () => void {
     try {
       const fd = openSync(path, 'wx');
       const info: LockInfo = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
-      writeSync(fd, JSON.stringify(info));
+      try {
+        writeSync(fd, JSON.stringify(info));
+      } catch (e) {
+        // Disk full: an empty lock file would block every indexer for a while; leave none.
+        closeSync(fd);
+        try {
+          unlinkSync(path);
+        } catch {
+          /* gone */
+        }
+        throw e;
+      }
       closeSync(fd);
       let released = false;
       return () => {
@@ -72,7 +96,7 @@ export function acquireIndexLock(quarryDir: string): () => void {
       };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const holder = readLock(quarryDir);
+      const holder = readLockFile(quarryDir);
       // An unreadable lock is one being written right now (created, not yet filled) unless it has been so for a while:
       // taking it over at once would let two processes that start together both "own" the lock.
       const stale = holder ? holder.host === hostname() && !pidAlive(holder.pid) : lockAgeMs(path) > UNREADABLE_LOCK_GRACE_MS;
@@ -84,5 +108,5 @@ export function acquireIndexLock(quarryDir: string): () => void {
       }
     }
   }
-  throw new IndexLockedError(readLock(quarryDir) ?? { pid: -1, host: 'unknown', startedAt: 'unknown' });
+  throw new IndexLockedError(readLockFile(quarryDir) ?? { pid: -1, host: 'unknown', startedAt: 'unknown' });
 }

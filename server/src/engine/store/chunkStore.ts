@@ -18,19 +18,21 @@ import * as lancedb from '@lancedb/lancedb';
 import { Field, List, Schema, Utf8, Int32, Float64 } from 'apache-arrow';
 import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Chunk, ChunkKind, ChunkMetadata, ChunkSource, SemanticClass } from '../types';
+import { nameRangeOf, type Chunk, type ChunkKind, type ChunkMetadata, type ChunkSource, type NameRange, type SemanticClass } from '../types';
 import type { ChunkGitInfo, GitStatus } from '../git/metadata';
 import { WriteQueue } from './writeQueue';
 import { tally } from '../counts';
 import { VectorStore } from './vectorStore';
 import { withFileLockAsync } from '../fileLock';
+import { asEnvironmentError, StoreDamagedError } from './storeErrors';
 
 /**
  * Bump when the table layout changes: an index with another version is rebuilt (it is a cache).
  * 2: `chunks.metadata` (JSON of `Chunk.metadata`, '' when none) for conversation-log knowledge chunks.
  * 3: the `chunk_git` table (git metadata per code chunk).
+ * 4: `chunks.name_line`, `name_column`, `name_end_line`, `name_end_column` (`Chunk.nameRange`, issue 18).
  */
-export const STORE_SCHEMA_VERSION = 3;
+export const STORE_SCHEMA_VERSION = 4;
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 const strList = (name: string) => new Field(name, new List(new Field('item', new Utf8(), true)), false);
@@ -42,6 +44,7 @@ const CHUNKS_SCHEMA = new Schema([
   strList('symbols'), strList('references'), strList('conformances'),
   str('doc'), str('signature'), i32('start_line'), i32('end_line'), i32('start_byte'), i32('end_byte'),
   str('content'), str('semantic_class'), i32('token_count'), str('content_hash'), str('source'), str('metadata'),
+  i32('name_line'), i32('name_column'), i32('name_end_line'), i32('name_end_column'),
 ]);
 const CONFORMANCES_SCHEMA = new Schema([str('chunk_id'), str('protocol_name'), str('path'), str('type_name'), str('kind')]);
 const FILES_SCHEMA = new Schema([str('path'), f64('size'), f64('mtime_ms'), str('hash'), str('language'), i32('chunk_count'), f64('indexed_at')]);
@@ -133,23 +136,52 @@ export class ChunkStore {
   /**
    * Opens the store in `<quarryDir>/lancedb`, creating tables on first use. A store written with another
    * schema version is dropped and recreated (the index is a rebuildable cache); `recreated` says so.
+   *
+   * Opening an existing, complete store writes nothing and takes no lock (a read-only `.quarry` stays searchable).
+   * Only creating the store or its missing tables, or dropping one of another schema version, happens under
+   * `store.lock`. Errors: an environmental failure (disk full, no permission, read-only file system, the lock kept
+   * by another live process) is an IndexUnavailableError and nothing was changed; a table that is listed but cannot
+   * be opened for another reason is a StoreDamagedError (proven damage: the caller may reset the store).
+   * `problems` lists what the caller should tell the user (e.g. an unreadable store.json whose tables were kept).
    */
-  static async open(quarryDir: string): Promise<{ store: ChunkStore; recreated: boolean }> {
+  static async open(quarryDir: string): Promise<{ store: ChunkStore; recreated: boolean; problems: string[] }> {
     const dir = join(quarryDir, 'lancedb');
     const metaPath = join(quarryDir, 'store.json');
-    // Under a lock: two processes opening a new index at once must neither take each other's half-made store (no
-    // store.json yet) for an outdated one and delete it, nor create the same LanceDB table together.
-    mkdirSync(quarryDir, { recursive: true });
-    const { recreated, db, chunks, conformances, files, chunkGit } = await withFileLockAsync(join(quarryDir, 'store.lock'), async () => {
+    const problems: string[] = [];
+    const wrap = (op: string) => (e: unknown): never => {
+      throw asEnvironmentError(e, op, dir);
+    };
+    // 1. The common case, without writing: store.json names this version and every table is there.
+    if (existsSync(dir)) {
+      const meta = readMeta(metaPath);
+      if (meta.kind === 'ok' && meta.version === STORE_SCHEMA_VERSION) {
+        const opened = await openExisting(dir).catch(wrap('opening the index'));
+        if (opened) return { store: new ChunkStore(dir, ...opened), recreated: false, problems };
+      } else if (meta.kind !== 'ok') {
+        // store.json missing or garbled: keep tables that have this version's layout (they are the index), say so.
+        const opened = await openExisting(dir, true).catch(wrap('opening the index'));
+        if (opened) {
+          problems.push(`${metaPath} ${meta.kind === 'missing' ? 'is missing' : `is unreadable (${meta.error})`}; the tables have this version's layout and were kept — \`quarry index\` rewrites it`);
+          const store = new ChunkStore(dir, ...opened);
+          store.metaStale = metaPath;
+          return { store, recreated: false, problems };
+        }
+      }
+    }
+    // 2. Create (or reset an outdated store) under a lock: two processes opening a new index at once must neither take
+    // each other's half-made store (no store.json yet) for an outdated one and delete it, nor create the same table together.
+    try {
+      mkdirSync(quarryDir, { recursive: true });
+    } catch (e) {
+      wrap('creating the index folder')(e);
+    }
+    const opened = await withFileLockAsync(join(quarryDir, 'store.lock'), async () => {
       let reset = false;
       if (existsSync(dir)) {
-        let version = -1;
-        try {
-          version = (JSON.parse(readFileSync(metaPath, 'utf8')) as { schemaVersion: number }).schemaVersion;
-        } catch {
-          version = -1;
-        }
-        if (version !== STORE_SCHEMA_VERSION) {
+        const meta = readMeta(metaPath);
+        const sameLayout = meta.kind !== 'ok' && (await openExisting(dir, true).then((t) => (t ? (closeAll(t), true) : false), () => false));
+        if (meta.kind === 'ok' ? meta.version !== STORE_SCHEMA_VERSION : !sameLayout && (await hasForeignLayout(dir))) {
+          // Written by another schema version: the index is a cache, so it is dropped (and rebuilt by the next run).
           rmSync(dir, { recursive: true, force: true });
           reset = true;
         }
@@ -158,24 +190,38 @@ export class ChunkStore {
       const conn = await lancedb.connect(dir, { readConsistencyInterval: 0 });
       const names = new Set(await conn.tableNames());
       const table = async (name: string, schema: Schema) => (names.has(name) ? conn.openTable(name) : conn.createEmptyTable(name, schema, { existOk: true }));
-      const opened = {
-        recreated: reset, db: conn,
-        chunks: await table('chunks', CHUNKS_SCHEMA),
-        conformances: await table('conformances', CONFORMANCES_SCHEMA),
-        files: await table('files', FILES_SCHEMA),
-        chunkGit: await table('chunk_git', CHUNK_GIT_SCHEMA),
-      };
+      const tables = [
+        conn,
+        await table('chunks', CHUNKS_SCHEMA),
+        await table('conformances', CONFORMANCES_SCHEMA),
+        await table('files', FILES_SCHEMA),
+        await table('chunk_git', CHUNK_GIT_SCHEMA),
+      ] as const;
       // written last: a store.json means the tables exist
       writeFileSync(metaPath, JSON.stringify({ schemaVersion: STORE_SCHEMA_VERSION }));
-      return opened;
+      return { tables, reset };
+    }).catch((e: unknown) => {
+      if (e instanceof StoreDamagedError) throw e;
+      const env = asEnvironmentError(e, 'opening the index', dir);
+      if (env !== e) throw env;
+      throw new StoreDamagedError(`the chunk store at ${dir} cannot be opened: ${(e as Error).message}`);
     });
-    const store = new ChunkStore(dir, db, chunks, conformances, files, chunkGit);
-    return { store, recreated };
+    return { store: new ChunkStore(dir, ...opened.tables), recreated: opened.reset, problems };
+  }
+
+  /** Set when store.json was missing or unreadable on open: the first write rewrites it (`quarry index` heals it). */
+  private metaStale?: string;
+
+  private writeMetaIfStale(): void {
+    if (!this.metaStale) return;
+    writeFileSync(this.metaStale, JSON.stringify({ schemaVersion: STORE_SCHEMA_VERSION }));
+    this.metaStale = undefined;
   }
 
   /** Drops every row (full rebuild). */
   async clear(): Promise<void> {
     await this.queue.run(async () => {
+      this.writeMetaIfStale();
       await this.chunks.delete('true');
       await this.conformances.delete('true');
       await this.files.delete('true');
@@ -190,6 +236,7 @@ export class ChunkStore {
    */
   async replacePaths(paths: readonly string[], chunks: readonly Chunk[]): Promise<void> {
     await this.queue.run(async () => {
+      this.writeMetaIfStale();
       for (const group of batches(paths, 500)) {
         const where = `path IN ${sqlList(group)}`;
         await this.chunks.delete(where);
@@ -488,15 +535,16 @@ export class ChunkStore {
   }
 
   /** Main symbol of every chunk that has one (for the workspace symbol table). */
-  async symbolEntries(): Promise<Array<{ name: string; symbol: string; kind: string; container: string; path: string; startLine: number; endLine: number }>> {
-    const out: Array<{ name: string; symbol: string; kind: string; container: string; path: string; startLine: number; endLine: number }> = [];
-    const cols = ['name', 'symbol', 'kind', 'container', 'path', 'start_line', 'end_line'];
+  async symbolEntries(): Promise<Array<{ name: string; symbol: string; kind: string; container: string; path: string; startLine: number; endLine: number; nameRange: NameRange }>> {
+    const out: Array<{ name: string; symbol: string; kind: string; container: string; path: string; startLine: number; endLine: number; nameRange: NameRange }> = [];
+    const cols = ['name', 'symbol', 'kind', 'container', 'path', 'start_line', 'end_line', 'name_line', 'name_column', 'name_end_line', 'name_end_column'];
     for await (const rb of this.chunks.query().select(cols).limit(Number.MAX_SAFE_INTEGER)) {
-      const [n, s, k, c, p, a, b] = cols.map((col) => rb.getChild(col)!);
+      const [n, s, k, c, p, a, b, nl, nc, nel, nec] = cols.map((col) => rb.getChild(col)!);
       for (let i = 0; i < rb.numRows; i++) {
         const name = String(n.get(i));
         if (!name) continue;
-        out.push({ name, symbol: String(s.get(i)), kind: String(k.get(i)), container: String(c.get(i)), path: String(p.get(i)), startLine: Number(a.get(i)), endLine: Number(b.get(i)) });
+        out.push({ name, symbol: String(s.get(i)), kind: String(k.get(i)), container: String(c.get(i)), path: String(p.get(i)), startLine: Number(a.get(i)), endLine: Number(b.get(i)),
+          nameRange: { line: Number(nl.get(i)), column: Number(nc.get(i)), endLine: Number(nel.get(i)), endColumn: Number(nec.get(i)) } });
       }
     }
     return out;
@@ -515,6 +563,7 @@ export class ChunkStore {
    */
   async maintain(): Promise<void> {
     await this.queue.run(async () => {
+      this.writeMetaIfStale();
       const ensure = async (table: lancedb.Table, column: string) => {
         const existing = await table.listIndices();
         if (existing.some((ix) => ix.columns.includes(column))) return;
@@ -553,11 +602,118 @@ export class ChunkStore {
   }
 }
 
+type OpenedTables = readonly [lancedb.Connection, lancedb.Table, lancedb.Table, lancedb.Table, lancedb.Table];
+
+const TABLES: ReadonlyArray<[string, Schema]> = [['chunks', CHUNKS_SCHEMA], ['conformances', CONFORMANCES_SCHEMA], ['files', FILES_SCHEMA], ['chunk_git', CHUNK_GIT_SCHEMA]];
+
+function readMeta(metaPath: string): { kind: 'ok'; version: number } | { kind: 'missing' } | { kind: 'garbled'; error: string } {
+  let text: string;
+  try {
+    text = readFileSync(metaPath, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
+    throw e;
+  }
+  try {
+    const v = (JSON.parse(text) as { schemaVersion?: unknown }).schemaVersion;
+    if (typeof v === 'number') return { kind: 'ok', version: v };
+    return { kind: 'garbled', error: 'no schemaVersion' };
+  } catch (e) {
+    return { kind: 'garbled', error: (e as Error).message };
+  }
+}
+
+function closeAll(t: OpenedTables): void {
+  for (const x of t.slice(1) as lancedb.Table[]) x.close();
+  t[0].close();
+}
+
+/**
+ * Opens the four tables of an existing store without writing anything. Undefined when one is not there yet (or, with
+ * `checkLayout`, has another layout): the caller creates or resets under the lock. A listed table that cannot be
+ * opened throws: the environment's error as it is (the caller classifies it), anything else as StoreDamagedError.
+ */
+async function openExisting(dir: string, checkLayout = false): Promise<OpenedTables | undefined> {
+  const conn = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+  const names = new Set(await conn.tableNames());
+  const opened: lancedb.Table[] = [];
+  const giveUp = () => {
+    for (const t of opened) t.close();
+    conn.close();
+  };
+  for (const [name, schema] of TABLES) {
+    if (!names.has(name)) {
+      giveUp();
+      return undefined;
+    }
+    let t: lancedb.Table;
+    try {
+      t = await openTableRetrying(conn, name);
+    } catch (e) {
+      giveUp();
+      if (asEnvironmentError(e, '', dir) !== e) throw e;
+      throw new StoreDamagedError(`the ${name} table of ${dir} cannot be opened: ${firstLine((e as Error).message)}`);
+    }
+    opened.push(t);
+    if (checkLayout) {
+      const have = (await t.schema()).fields.map((f) => f.name).join(',');
+      if (have !== schema.fields.map((f) => f.name).join(',')) {
+        giveUp();
+        return undefined;
+      }
+    }
+  }
+  return [conn, opened[0]!, opened[1]!, opened[2]!, opened[3]!];
+}
+
+/** A commit by another process can race an open: try twice more before calling the table damaged. */
+async function openTableRetrying(conn: lancedb.Connection, name: string): Promise<lancedb.Table> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await conn.openTable(name);
+    } catch (e) {
+      if (attempt >= 2 || asEnvironmentError(e, '', '') !== e) throw e;
+      await new Promise((r) => setTimeout(r, 100 * (attempt + 1)));
+    }
+  }
+}
+
+/** True when the store holds a table of ours whose columns differ from this version's (an older layout). */
+async function hasForeignLayout(dir: string): Promise<boolean> {
+  try {
+    const conn = await lancedb.connect(dir);
+    try {
+      const names = new Set(await conn.tableNames());
+      for (const [name, schema] of TABLES) {
+        if (!names.has(name)) continue;
+        const t = await conn.openTable(name);
+        const have = (await t.schema()).fields.map((f) => f.name).join(',');
+        t.close();
+        if (have !== schema.fields.map((f) => f.name).join(',')) return true;
+      }
+      return false;
+    } finally {
+      conn.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+function firstLine(s: string): string {
+  const line = s.split(/\s+Caused by:|\n/)[0]!.trim();
+  return line.length > 300 ? line.slice(0, 300) + '…' : line;
+}
+
 function rowToGit(r: Record<string, unknown>): ChunkGitRow {
   return {
     chunkId: String(r.chunk_id), path: String(r.path), status: String(r.status) as GitStatus, commits: Number(r.commits),
     lastModifiedMs: Number(r.last_modified), computedAt: Number(r.computed_at),
   };
+}
+
+function nameRangeColumns(r: NameRange): Record<string, number> {
+  return { name_line: r.line, name_column: r.column, name_end_line: r.endLine, name_end_column: r.endColumn };
 }
 
 function chunkToRow(c: Chunk): Record<string, unknown> {
@@ -567,6 +723,7 @@ function chunkToRow(c: Chunk): Record<string, unknown> {
     start_line: c.startLine, end_line: c.endLine, start_byte: c.startByte, end_byte: c.endByte, content: c.content,
     semantic_class: c.semanticClass, token_count: c.tokenCount, content_hash: c.contentHash, source: c.source,
     metadata: c.metadata ? JSON.stringify(c.metadata) : '',
+    ...nameRangeColumns(nameRangeOf(c)),
   };
 }
 
@@ -600,5 +757,8 @@ function rowToChunk(r: Record<string, unknown>): Chunk {
   };
   const metadata = metadataOf(r.metadata);
   if (metadata) chunk.metadata = metadata;
+  if (r.name_line != null) {
+    chunk.nameRange = { line: Number(r.name_line), column: Number(r.name_column), endLine: Number(r.name_end_line), endColumn: Number(r.name_end_column) };
+  }
   return chunk;
 }
