@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { camelHumpMatch, fuzzyScore, matchSymbols, SymbolEntry } from '../../server/src/engine/symbols';
 import { identifierParts } from '../../server/src/engine/tokenize/codeTokenizer';
 
-const e = (name: string, path = 'a.ts', startLine = 1): SymbolEntry => ({ name, symbol: name, kind: 'class', container: '', path, startLine, endLine: startLine + 5 });
+const e = (name: string, path = 'a.ts', startLine = 1): SymbolEntry => ({ name, symbol: name, kind: 'class', container: '', path, startLine, endLine: startLine + 5,
+  nameRange: { line: startLine + 1, column: 14, endLine: startLine + 1, endColumn: 14 + name.length } });
 
 describe('workspace symbol matching', () => {
   it('camel humps: OSP, ordSumPan, osp match OrderSummaryPanel; SOP does not', () => {

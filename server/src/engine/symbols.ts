@@ -4,6 +4,7 @@
  * > fuzzy (the query's letters in order).
  */
 import { identifierParts } from './tokenize/codeTokenizer';
+import type { NameRange } from './types';
 
 export interface SymbolEntry {
   name: string;
@@ -13,6 +14,8 @@ export interface SymbolEntry {
   path: string;
   startLine: number;
   endLine: number;
+  /** Where the symbol's name is (1-based line and UTF-16 column, exclusive end): where Go to Symbol lands. */
+  nameRange: NameRange;
 }
 
 export type SymbolMatch = 'exact' | 'prefix' | 'camel' | 'fuzzy';

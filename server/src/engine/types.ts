@@ -99,6 +99,13 @@ export interface Chunk {
   /** 1-based inclusive line range. */
   startLine: number;
   endLine: number;
+  /**
+   * Where the unit is named: the declaration's identifier (tree-sitter name node), a Markdown section's heading
+   * title, or, for a unit without a name, its first non-blank line of own code (not imports or comments). Set by
+   * every chunker (chunking/common.ts `finalizeChunks`); absent only on chunks built by hand (tests) or read from
+   * an index written before it existed — use `nameRangeOf`.
+   */
+  nameRange?: NameRange;
   /** Byte offsets into the UTF-8 file (end exclusive). */
   startByte: number;
   endByte: number;
@@ -112,6 +119,22 @@ export interface Chunk {
   source: ChunkSource;
   /** Source-specific facts (conversation-log phases, reasoning patterns); absent for code, ordinary Markdown and text. */
   metadata?: ChunkMetadata;
+}
+
+/**
+ * A span on the lines of a file: 1-based lines, 1-based columns in UTF-16 code units (as editors count them),
+ * end column exclusive. For a name: `line`/`column` is where the identifier starts.
+ */
+export interface NameRange {
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+}
+
+/** A chunk's name range, or (for a chunk without one) its first line, column 1, as an empty range. */
+export function nameRangeOf(chunk: Pick<Chunk, 'nameRange' | 'startLine'>): NameRange {
+  return chunk.nameRange ?? { line: chunk.startLine, column: 1, endLine: chunk.startLine, endColumn: 1 };
 }
 
 /** A file accepted by discovery. */

@@ -64,15 +64,20 @@ describe('chunking: structure', () => {
     }
   });
 
-  it('merges tiny neighbours (imports, constants, tiny functions) toward the target', async () => {
+  it('never merges named neighbours: each declaration is its own chunk; imports attach to the next one (issue 18)', async () => {
     const code = `import { a } from './a';\nimport { b } from './b';\nconst LIMIT = 10;\nconst NAME = 'x';\nexport function tiny() { return a + b; }\nexport function tinier() { return LIMIT; }\n`;
     const chunks = await chunk('typescript', 'src/small.ts', code);
-    assert.equal(chunks.length, 1);
-    assert.equal(chunks[0].kind, 'function');
-    assert.equal(chunks[0].symbol, 'tiny');
-    assert.deepEqual(chunks[0].symbols, ['tiny', 'LIMIT', 'NAME', 'tinier']);
-    assert.equal(chunks[0].startLine, 1);
-    assert.equal(chunks[0].endLine, 6);
+    assert.deepEqual(
+      chunks.map((c) => [c.kind, c.symbol, c.startLine, c.endLine, c.nameRange!.line, c.nameRange!.column]),
+      [['variable', 'LIMIT', 1, 3, 3, 7], ['variable', 'NAME', 4, 4, 4, 7], ['function', 'tiny', 5, 5, 5, 17], ['function', 'tinier', 6, 6, 6, 17]],
+    );
+    assert.deepEqual(chunks[2].symbols, ['tiny']);
+    // overloads of one function stay one chunk, named at the first signature
+    const over = await chunk('typescript', 'src/over.ts', `export function f(a: string): string;\nexport function f(a: number): number;\nexport function f(a: any): any { return a; }\nexport function g() {}\n`);
+    assert.deepEqual(over.map((c) => [c.symbol, c.startLine, c.endLine, c.nameRange!.line]), [['f', 1, 3, 1], ['g', 4, 4, 4]]);
+    // CommonJS requires are imports (glue), not declarations
+    const cjs = await chunk('javascript', 'src/c.js', `const fs = require('fs');\nconst { join } = require('path');\nfunction read(p) { return fs.readFileSync(join(p)); }\n`);
+    assert.deepEqual(cjs.map((c) => [c.symbol, c.startLine, c.nameRange!.line, c.nameRange!.column]), [['read', 1, 3, 10]]);
     // imports alone: a glue chunk
     const glue = await chunk('typescript', 'src/glue.ts', `import { a } from './a';\nimport { b } from './b';\nconsole.log(a, b);\n`);
     assert.equal(glue.length, 1);
@@ -80,6 +85,8 @@ describe('chunking: structure', () => {
     assert.equal(glue[0].symbol, '');
     assert.equal(glue[0].semanticClass, 'BOUNDARY_MODULE');
     assert.deepEqual(glue[0].references, ['a', 'b', 'console', 'log']);
+    // unnamed code is named by its first line of own code, not by its imports
+    assert.deepEqual(glue[0].nameRange, { line: 3, column: 1, endLine: 3, endColumn: 19 });
   });
 
   it('keeps definitions of 40+ tokens and every type declaration as their own main symbol', async () => {

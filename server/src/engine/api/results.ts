@@ -43,11 +43,24 @@ export interface MatchContent {
   metadata?: Record<string, string | number>;
 }
 
+/**
+ * Where a result is named: 1-based line, 1-based column in UTF-16 code units (as editors count), exclusive end column.
+ * For a declaration, its identifier; for a Markdown section, the heading title; for unnamed code, its first own line.
+ */
+export interface NameRangeResult {
+  line: number;
+  column: number;
+  end_line: number;
+  end_column: number;
+}
+
 export interface CodeMatch {
   file: MatchFile;
   content: MatchContent;
-  /** 1-based inclusive line range. */
+  /** 1-based inclusive line range of the unit (what is shown and highlighted). */
   span: [number, number];
+  /** Where the unit's name is (issue 18): what opening a result, `path:line:col` and LSP locations point at. */
+  name_range: NameRangeResult;
   /** Score relative to the best match of this search, in [0, 1]. */
   relevance_score: number;
   /** The raw ranking score (BM25 sum with boosts), for comparisons within one search. */

@@ -1,7 +1,11 @@
 /**
  * The AST chunker (seed 002 FR-006 / FR-039): chunks follow syntax (functions, methods, types, impls,
- * extensions); big containers become a declaration chunk plus one chunk per member; small neighbours merge
- * toward the token target; anything over the hard maximum is split at statement boundaries.
+ * extensions); big containers become a declaration chunk plus one chunk per member; every named declaration is a
+ * chunk of its own (issue 18: a neighbour is never hidden under another's name — only overloads of one callable
+ * share a chunk), while small unnamed code (imports, loose statements, comments) merges toward the token target,
+ * with its neighbours or into the declaration next to it; anything over the hard maximum is split at statement
+ * boundaries. Every chunk carries the string range of its declaration's identifier (the name node), which
+ * `finalizeChunks` turns into `Chunk.nameRange`.
  * Language specifics live in `languages/*.ts` (one data-driven `LanguageDefinition` each).
  */
 import type { Node, Tree } from 'web-tree-sitter';
@@ -11,9 +15,13 @@ import { countTokens } from '../tokenize/tokenCount';
 import { CALLABLE_KINDS, collapse, isTestName, isTestPath, splitByLines, type ChunkDraft, type SourceText } from './common';
 import { field, named, type DefRule, type LanguageDefinition } from './languages/types';
 
-/** Callables at least this big always stand alone (never merged with another definition). */
-export const TINY_DEFINITION_TOKENS = 40;
 const MAX_REFERENCES = 200;
+
+/** Subtrees never searched for a declaration's name (a decorator or attribute may mention it). */
+const NOT_NAME_TYPES = new Set([
+  'decorator', 'attribute', 'attribute_item', 'inner_attribute_item', 'annotation', 'marker_annotation', 'modifiers',
+  'attribute_list', 'comment', 'line_comment', 'block_comment', 'multiline_comment', 'modifier',
+]);
 
 const DEFAULT_REFERENCE_TYPES = new Set([
   'identifier', 'type_identifier', 'field_identifier', 'property_identifier', 'simple_identifier', 'constant', 'name',
@@ -29,6 +37,9 @@ interface DefInfo {
   rule: DefRule;
   kind: ChunkKind;
   name: string;
+  /** String range of the identifier that names the declaration. */
+  nameStart: number;
+  nameEnd: number;
   symbol: string;
   container: string;
   body: Node | null;
@@ -195,11 +206,17 @@ export class AstChunker {
       if (this.lang.commentTypes.includes(c.type) && c.startIndex > outer.startIndex) sigEnd = c.startIndex;
     }
     const signature = collapse(this.text.slice(outer.startIndex, sigEnd).replace(/[\s{:=]+$/, '').replace(/\s*(->|=>)\s*$/, ''));
+    const nameNode = this.nameNode(node, rule, name, headerEnd);
+    const [nameStart, nameEnd] = nameNode
+      ? [nameNode.startIndex, nameNode.endIndex]
+      : this.src.firstNonBlankLine(node.startIndex, node.endIndex) ?? [node.startIndex, node.startIndex];
     const def: DefInfo = {
       node,
       rule,
       kind,
       name,
+      nameStart,
+      nameEnd,
       symbol,
       container,
       body,
@@ -228,6 +245,31 @@ export class AstChunker {
       piece.frozen = this.oversizeDrafts(piece);
     }
     return piece;
+  }
+
+  /**
+   * The node that names a declaration: the rule's name node (default: the `name` field) or, when the name is
+   * derived (Rust `impl` type, Swift `init`, a declarator's identifier), the first token of the header, outside
+   * decorators and attributes, whose text is the name. Null when the name is not in the source (`export default class`).
+   */
+  private nameNode(node: Node, rule: DefRule, name: string, headerEnd: number): Node | null {
+    const find = (root: Node | null, limit: number): Node | null => {
+      if (!root) return null;
+      const stack: Node[] = [root];
+      while (stack.length > 0) {
+        const n = stack.pop()!;
+        if (n.startIndex >= limit || (n.id !== root.id && NOT_NAME_TYPES.has(n.type))) continue;
+        if (n.endIndex - n.startIndex === name.length && this.text.slice(n.startIndex, n.endIndex) === name) return n;
+        if (n.endIndex - n.startIndex < name.length) continue;
+        for (let i = n.childCount - 1; i >= 0; i--) {
+          const c = n.child(i);
+          if (c) stack.push(c);
+        }
+      }
+      return null;
+    };
+    const hint = rule.nameNode ? rule.nameNode(node) : field(node, 'name');
+    return find(hint, hint ? hint.endIndex : 0) ?? find(node, Math.max(headerEnd, node.startIndex + 1));
   }
 
   /** Cleaned text of the comments immediately above `index` (no blank line between), and where they start. */
@@ -306,6 +348,8 @@ export class AstChunker {
       start: piece.start,
       end: piece.end,
       content,
+      nameStart: def.nameStart,
+      nameEnd: def.nameEnd,
       semanticClass: this.semanticClass(def.kind, def.name, false, false),
       source: 'ast',
     };
@@ -361,29 +405,22 @@ export class AstChunker {
 
   // ---------------------------------------------------------------- merging
 
-  private significant(p: Piece): number {
-    if (!p.def) return 0;
-    if (isTypeLike(p.def.kind)) return 1;
-    if (CALLABLE_KINDS.has(p.def.kind) && p.tokens >= TINY_DEFINITION_TOKENS) return 1;
-    return 0;
-  }
-
-  /** Packs pieces into chunks: small neighbours merge toward the target; at most one real definition each. */
+  /**
+   * Packs pieces into chunks. Each named declaration is a chunk of its own (overloads of one callable, adjacent and
+   * of the same name, stay together); unnamed glue (imports, statements, comments) merges toward the target with
+   * other glue and with at most one declaration before or after it.
+   */
   private pack(pieces: Piece[], topLevel: boolean): ChunkDraft[] {
     const { minTokens, targetTokens } = this.config;
     const out: ChunkDraft[] = [];
     let group: Piece[] = [];
     let groupTokens = 0;
-    let groupSig = 0;
-    let groupType = false;
-    let groupDefs = false;
+    let groupDef: DefInfo | undefined;
     const flush = () => {
       if (group.length > 0) out.push(this.groupDraft(group));
       group = [];
       groupTokens = 0;
-      groupSig = 0;
-      groupType = false;
-      groupDefs = false;
+      groupDef = undefined;
     };
     for (const p of pieces) {
       if (p.frozen) {
@@ -392,22 +429,14 @@ export class AstChunker {
         continue;
       }
       if (!topLevel && !p.def) continue; // members that are not definitions live in the declaration chunk
-      const sig = this.significant(p);
-      const isType = !!p.def && isTypeLike(p.def.kind);
-      const isDef = !!p.def && p.def.kind !== 'variable';
-      // a type declaration only takes glue (imports, statements, variables) along, never another definition
       const fits =
         groupTokens + p.tokens <= targetTokens &&
         (groupTokens < minTokens || p.tokens < minTokens) &&
-        groupSig + sig <= 1 &&
-        !(isType && groupDefs) &&
-        !(groupType && isDef);
+        !(p.def && groupDef && !overloads(groupDef, p.def));
       if (group.length > 0 && !fits) flush();
       group.push(p);
       groupTokens += p.tokens;
-      groupSig += sig;
-      groupType ||= isType;
-      groupDefs ||= isDef;
+      groupDef ??= p.def;
     }
     flush();
     return out;
@@ -415,8 +444,7 @@ export class AstChunker {
 
   private groupDraft(group: Piece[]): ChunkDraft {
     const defs = group.filter((p) => p.def).map((p) => p.def!);
-    const main =
-      group.find((p) => this.significant(p) > 0)?.def ?? defs.find((d) => d.kind !== 'variable') ?? defs[0];
+    const main = defs[0];
     const start = group[0].start;
     const end = group[group.length - 1].end;
     const symbols = unique(
@@ -426,6 +454,9 @@ export class AstChunker {
     const testCall = group.some((p) => p.isTestCall);
     const importOnly = group.every((p) => p.isImport || p.isComment);
     if (!main) {
+      // the name range of unnamed code: its first line that is not an import or a comment
+      const own = group.find((p) => !p.isImport && !p.isComment) ?? group[0];
+      const line = this.src.firstNonBlankLine(own.start, own.end);
       return {
         kind: 'code',
         symbol: '',
@@ -440,6 +471,7 @@ export class AstChunker {
         end,
         semanticClass: this.semanticClass('code', '', testCall, importOnly),
         source: 'ast',
+        ...(line ? { nameStart: line[0], nameEnd: line[1] } : {}),
       };
     }
     return { ...this.baseDraft(main, start, end, testCall), symbols, references };
@@ -458,6 +490,8 @@ export class AstChunker {
       signature: def.signature,
       start,
       end,
+      nameStart: def.nameStart,
+      nameEnd: def.nameEnd,
       semanticClass: this.semanticClass(def.kind, def.name, testCall, false),
       source: 'ast',
     };
@@ -502,6 +536,11 @@ export class AstChunker {
     }
     return out;
   }
+}
+
+/** Adjacent overloads of one callable (TS signatures before the implementation): one chunk under their shared name. */
+function overloads(a: DefInfo, b: DefInfo): boolean {
+  return a.name === b.name && a.container === b.container && CALLABLE_KINDS.has(a.kind) && CALLABLE_KINDS.has(b.kind);
 }
 
 export function isTypeLike(kind: ChunkKind): boolean {

@@ -3,7 +3,7 @@
  * hashes, token counts and the final Chunk record.
  */
 import { createHash } from 'node:crypto';
-import type { Chunk, ChunkKind, ChunkMetadata, ChunkSource, SemanticClass } from '../types';
+import type { Chunk, ChunkKind, ChunkMetadata, ChunkSource, NameRange, SemanticClass } from '../types';
 import { countTokens } from '../tokenize/tokenCount';
 
 /** Offsets into one file's text. All inputs are JS string (UTF-16 code unit) indices. */
@@ -68,6 +68,35 @@ export class SourceText {
       this.prefixTokens = prefix;
     }
     return this.prefixTokens;
+  }
+
+  /** 1-based line and 1-based column (UTF-16 code units) of a string index. */
+  positionOf(index: number): { line: number; column: number } {
+    const line = this.lineOf(index);
+    return { line, column: index - this.lineStarts[line - 1] + 1 };
+  }
+
+  /**
+   * The name range of [start, end): 1-based line/column of `start`, exclusive end column of `end` (on the line where
+   * the last character is).
+   */
+  rangeOf(start: number, end: number): NameRange {
+    const a = this.positionOf(start);
+    if (end <= start) return { line: a.line, column: a.column, endLine: a.line, endColumn: a.column };
+    const endLine = this.lineOf(end - 1);
+    return { line: a.line, column: a.column, endLine, endColumn: end - this.lineStarts[endLine - 1] + 1 };
+  }
+
+  /** [start, end) of the first non-blank line in [from, to), trimmed; null when all blank. */
+  firstNonBlankLine(from: number, to: number): [number, number] | null {
+    const t = this.text;
+    let i = from;
+    while (i < to && /\s/.test(t[i])) i++;
+    if (i >= to) return null;
+    const nl = t.indexOf('\n', i);
+    let e = nl === -1 || nl > to ? to : nl;
+    while (e > i && /\s/.test(t[e - 1])) e--;
+    return [i, e];
   }
 
   /** String index where the line containing `index` starts. */
@@ -137,7 +166,20 @@ export type ChunkDraft = Pick<
   content?: string;
   /** Copied to `Chunk.metadata` when present. */
   metadata?: ChunkMetadata;
+  /**
+   * String indices of the unit's name (the declaration's identifier, a section's heading title); without them the
+   * chunk's name range is the first non-blank line of [start, end).
+   */
+  nameStart?: number;
+  nameEnd?: number;
 };
+
+/** The name range of a draft: its name when it has one, else its first non-blank line. */
+export function draftNameRange(src: SourceText, d: ChunkDraft): NameRange {
+  if (d.nameStart !== undefined && d.nameEnd !== undefined && d.nameEnd >= d.nameStart) return src.rangeOf(d.nameStart, d.nameEnd);
+  const line = src.firstNonBlankLine(d.start, d.end);
+  return line ? src.rangeOf(line[0], line[1]) : src.rangeOf(d.start, d.start);
+}
 
 /**
  * Turns drafts into chunks: content, lines, bytes, tokens, hashes and stable ids (path + kind + symbol +
@@ -168,6 +210,7 @@ export function finalizeChunks(path: string, language: string, src: SourceText, 
       signature: d.signature,
       startLine: src.lineOf(d.start),
       endLine: src.lineOf(endForLine),
+      nameRange: draftNameRange(src, d),
       startByte: src.byteOf(d.start),
       endByte: src.byteOf(d.end),
       content,

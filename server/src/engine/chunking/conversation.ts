@@ -23,7 +23,7 @@
 import type { ChunkingConfig } from '../config/schema';
 import type { ChunkMetadata } from '../types';
 import type { ChunkDraft, SourceText } from './common';
-import { headings, textDraft, windows, type Heading } from './text';
+import { headingName, headings, textDraft, windows, type Heading } from './text';
 
 const TITLE = /^conversation\s*:\s*(.*)$/i;
 /** `Phase 3: Implementation`, `Phase 3 - Implementation`, `phase 3`. */
@@ -165,6 +165,7 @@ export function chunkConversation(src: SourceText, path: string, config: Chunkin
       symbols: [title.title],
       signature: title.line.trim(),
       metadata: base,
+      ...headingName(title),
     }));
     return drafts;
   }
@@ -189,6 +190,7 @@ export function chunkConversation(src: SourceText, path: string, config: Chunkin
       symbols: [h.title],
       signature: h.line.trim(),
       metadata: { ...base, phase_number: phase.number, phase_name: phase.name },
+      ...headingName(h),
     }));
   });
   return drafts;
@@ -205,5 +207,6 @@ function markdownSection(path: string[], heading: Heading): Partial<ChunkDraft> 
     signature: heading.line.trim(),
     semanticClass: 'DOCUMENTATION_STRUCTURED',
     source: 'markdown',
+    ...headingName(heading),
   };
 }

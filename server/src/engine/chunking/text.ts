@@ -168,6 +168,14 @@ function forEachLine(text: string, fn: (line: string, start: number) => void): v
   }
 }
 
+/** Where a heading's title is (the section's name range): string indices, or the whole heading line when untitled. */
+export function headingName(h: Heading): { nameStart: number; nameEnd: number } {
+  const at = h.title ? h.line.indexOf(h.title) : -1;
+  if (at >= 0) return { nameStart: h.start + at, nameEnd: h.start + at + h.title.length };
+  const lead = h.line.length - h.line.trimStart().length;
+  return { nameStart: h.start + lead, nameEnd: h.start + h.line.trimEnd().length };
+}
+
 /** Heading sections (Markdown by default; AsciiDoc and reStructuredText pass their own heading finder). */
 export function chunkMarkdown(src: SourceText, config: ChunkingConfig, findHeadings: (text: string) => Heading[] = headings): ChunkDraft[] {
   const text = src.text;
@@ -185,6 +193,7 @@ export function chunkMarkdown(src: SourceText, config: ChunkingConfig, findHeadi
       signature: heading ? heading.line.trim() : '',
       semanticClass: 'DOCUMENTATION_STRUCTURED',
       source: 'markdown',
+      ...(heading ? headingName(heading) : {}),
     };
     for (const [s, e] of windows(text, start, end, config.targetTokens)) drafts.push(textDraft(s, e, extra));
   };

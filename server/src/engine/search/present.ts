@@ -4,7 +4,8 @@
  * (with explanations) the FR-6 score breakdown.
  */
 import type { Candidate } from '../ranking/candidate';
-import type { CodeMatch, CodeMatchType } from '../api/results';
+import type { CodeMatch, CodeMatchType, NameRangeResult } from '../api/results';
+import { nameRangeOf, type Chunk } from '../types';
 import { scoreBreakdown } from './breakdown';
 
 function matchTypeOf(c: Candidate): CodeMatchType {
@@ -35,6 +36,7 @@ export function toCodeMatch(c: Candidate, best: number, explain: boolean, words:
       ...(chunk.metadata ? { metadata: { ...chunk.metadata } } : {}),
     },
     span: [chunk.startLine, chunk.endLine],
+    name_range: nameRangeResult(chunk),
     relevance_score: relevance,
     score: Math.round(c.score * 10000) / 10000,
     match_type: matchTypeOf(c),
@@ -43,6 +45,12 @@ export function toCodeMatch(c: Candidate, best: number, explain: boolean, words:
     ...gitAndActivation(c),
     ...(explain ? { score_breakdown: scoreBreakdown(c, relevance, words) } : {}),
   };
+}
+
+/** A chunk's name range in the result schema's spelling (`nameRangeOf` covers chunks stored without one). */
+export function nameRangeResult(chunk: Pick<Chunk, 'nameRange' | 'startLine'>): NameRangeResult {
+  const r = nameRangeOf(chunk);
+  return { line: r.line, column: r.column, end_line: r.endLine, end_column: r.endColumn };
 }
 
 /** The member of `chunk` an identifier query names when it is not the chunk's own symbol (see CodeMatch). */

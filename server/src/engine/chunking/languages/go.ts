@@ -49,6 +49,7 @@ export const go: LanguageDefinition = {
         return t.type === 'struct_type' ? 'struct' : t.type === 'interface_type' ? 'interface' : 'type_alias';
       },
       name: (n) => field(firstSpec(n), 'name')?.text ?? null,
+      nameNode: (n) => field(firstSpec(n), 'name'),
       body: (n) => {
         const t = field(firstSpec(n), 'type');
         return t?.type === 'struct_type' ? childOfType(t, 'field_declaration_list') : t?.type === 'interface_type' ? t : null;

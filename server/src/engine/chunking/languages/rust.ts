@@ -20,6 +20,7 @@ export const rust: LanguageDefinition = {
       kind: 'impl',
       container: true,
       name: implType,
+      nameNode: (n) => field(n, 'type'),
       conformances: (n) => bareNames([field(n, 'trait')]),
     },
     mod_item: { kind: (n) => (field(n, 'body') ? 'module' : null), container: true, transparent: true },

@@ -12,6 +12,11 @@ export interface DefRule {
   /** The short name; default: the `name` field's text. */
   name?: (node: Node) => string | null;
   /**
+   * Where to look for the identifier that names the declaration (its name range); default: the `name` field. The
+   * first token inside it whose text is the name wins; failing that, the first such token of the header.
+   */
+  nameNode?: (node: Node) => Node | null;
+  /**
    * An extra qualifier that replaces the lexical container (Go receiver type, C++ `Class::` scope,
    * Kotlin extension receiver, Ruby `A::B` class names). Dot-separated.
    */

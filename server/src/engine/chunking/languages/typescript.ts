@@ -8,10 +8,18 @@ function declarators(node: Node): Node[] {
   return childrenOfType(node, 'variable_declarator');
 }
 
-/** `const f = () => ...` is a function; other declarations are variables. */
+/** `require('x')`, `require('x').y`: CommonJS imports, glue rather than declarations. */
+function isRequire(value: Node | null): boolean {
+  let v = value;
+  while (v && (v.type === 'member_expression' || v.type === 'await_expression')) v = named(v)[0] ?? null;
+  return v?.type === 'call_expression' && field(v, 'function')?.text === 'require';
+}
+
+/** `const f = () => ...` is a function; other declarations are variables; `const x = require('x')` is an import. */
 const variableRule: DefRule = {
   kind: (n) => {
     const ds = declarators(n);
+    if (ds.length > 0 && ds.every((d) => isRequire(field(d, 'value')))) return null;
     if (ds.length === 1 && FUNCTION_VALUES.includes(field(ds[0], 'value')?.type ?? '')) return 'function';
     return ds.some((d) => field(d, 'name')?.type === 'identifier') ? 'variable' : null;
   },
