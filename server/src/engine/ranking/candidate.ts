@@ -7,8 +7,7 @@ import type { Chunk } from '../types';
 import type { TermMatch } from '../store/lexical/lexicalIndex';
 import type { ParsedQuery } from './query';
 import type { RankingConfig } from '../config/schema';
-import type { DetectedIntents, IntentAnnotations } from './intents';
-import type { Reranker } from '../embedding/types';
+import type { DetectedIntents, IntentAnnotations } from './intents/types';
 import type { SearchStrategy } from '../api/results';
 
 export interface ActivationFacts {
@@ -88,10 +87,22 @@ export interface StageContext {
   /** True when staged fusion already weighed activation in (the activation stage then only normalises). */
   stagedActivation?: boolean;
   /** The learned scorer (a reranker) of the `learned-scorer` stage; absent or null = the rule formulas alone. */
-  scorer?: Reranker | null;
+  scorer?: CandidateScorer | null;
   scorerOptions?: { candidates: number; weight: number };
   /** What stages add to the answer: strategies used and warnings (never silent). */
   effects?: { strategy: SearchStrategy[]; warnings: string[] };
+}
+
+/**
+ * What the learned-scorer stage needs of a reranker (embedding/types.ts `Reranker` has this shape): scores for
+ * candidates (Quarry's own model) or for their texts (a remote or cross-encoder reranker).
+ */
+export interface CandidateScorer {
+  readonly id: string;
+  /** Trained on lists where both channels served: a one-channel search keeps its order. */
+  readonly needsBothChannels?: boolean;
+  scoreCandidates?(query: ParsedQuery, candidates: readonly Candidate[]): number[];
+  rerank(query: string, documents: string[], topK: number): Promise<Array<{ index: number; score: number }>>;
 }
 
 export interface Stage {

@@ -1,7 +1,7 @@
 /** Detection of both vocabularies at once. */
 import { type CodeTaskConfig, detectCodeTaskIntent } from './codeTask';
 import { type InfoConfig, detectInformationIntent } from './information';
-import type { DetectedIntents } from './context';
+import type { DetectedIntents } from './types';
 
 export interface DetectConfig {
   codeTask?: Partial<CodeTaskConfig>;

@@ -10,9 +10,8 @@
  * chunks (Markdown sections, conversation logs, recorded patterns) are not what the scorer was trained on: they keep
  * their fused score on the same scale. A reranker that fails leaves the fused order and says so.
  */
-import type { AsyncStage, Candidate } from '../candidate';
+import type { AsyncStage, Candidate, CandidateScorer } from '../candidate';
 import type { ParsedQuery } from '../query';
-import type { Reranker, RerankResult } from '../../embedding/types';
 import { codeView } from '../../embedding/views';
 import { isDocumentChunk } from '../intents/context';
 
@@ -21,9 +20,9 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 /** Knowledge (Markdown, text, conversation logs) and reasoning chunks: not what the scorer was trained on. */
 const knowledgeLike = (c: Candidate): boolean => !!c.chunk && (isDocumentChunk(c.chunk) || c.chunk.kind === 'reasoning');
 
-async function scoresOf(reranker: Reranker, query: ParsedQuery, head: Candidate[]): Promise<number[]> {
+async function scoresOf(reranker: CandidateScorer, query: ParsedQuery, head: Candidate[]): Promise<number[]> {
   if (reranker.scoreCandidates) return reranker.scoreCandidates(query, head);
-  const results: RerankResult[] = await reranker.rerank(query.text, head.map((c) => codeView(c.chunk!, { maxChars: 4000 })), head.length);
+  const results = await reranker.rerank(query.text, head.map((c) => codeView(c.chunk!, { maxChars: 4000 })), head.length);
   const out: number[] = head.map(() => Number.NaN);
   for (const r of results) if (r.index >= 0 && r.index < head.length && Number.isNaN(out[r.index])) out[r.index] = r.score;
   return out;
@@ -37,7 +36,7 @@ function minMax(values: number[]): (v: number) => number {
 }
 
 /** Whether the scorer applies to this search (identifier queries keep BM25's exact-name order). */
-export function scorerApplies(reranker: Reranker | null | undefined, query: ParsedQuery, hybrid: boolean): reranker is Reranker {
+export function scorerApplies(reranker: CandidateScorer | null | undefined, query: ParsedQuery, hybrid: boolean): reranker is CandidateScorer {
   return !!reranker && query.form === 'natural' && (!reranker.needsBothChannels || hybrid);
 }
 
