@@ -1,0 +1,138 @@
+/**
+ * Issue 20: a full disk and a read-only `.quarry` are reported as what they are and leave the index as it was; a
+ * read-only index stays searchable. Real file systems: a 2 MB tmpfs (full), the same remounted read-only (root
+ * bypasses chmod, so permissions alone would prove nothing). Needs root and mount(8): skipped with the reason otherwise.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, openSync, writeSync, closeSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir, removeDir } from '../../support/workspace';
+import { cli, listing, mountTmpfs, remount, searchJson, unmount, writeSmallProject } from '../../support/reliability';
+
+/** Fills the file system holding `dir` to the last byte. */
+function fill(dir: string): string {
+  const path = join(dir, 'filler.bin');
+  const fd = openSync(path, 'w');
+  const block = Buffer.alloc(16 * 1024);
+  try {
+    for (;;) writeSync(fd, block);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
+  }
+  // the last partial block too
+  try {
+    for (;;) writeSync(fd, Buffer.alloc(512));
+  } catch {
+    /* full */
+  }
+  closeSync(fd);
+  return path;
+}
+
+describe('reliability: disk full and read-only index (issue 20)', function () {
+  this.timeout(300_000);
+  let mnt: string;
+  let root: string;
+  let q: string;
+
+  before(function () {
+    if (process.platform !== 'linux' || process.getuid?.() !== 0) {
+      console.log('      (skipped: these tests mount a tmpfs, which needs root on Linux)');
+      this.skip();
+    }
+    mnt = tempDir('quarry-mnt-');
+    const m = mountTmpfs(mnt, '4m');
+    if (!m.ok) {
+      console.log(`      (skipped: mount -t tmpfs is not permitted here: ${m.why})`);
+      removeDir(mnt);
+      this.skip();
+    }
+  });
+  after(() => {
+    if (!mnt) return;
+    unmount(mnt);
+    removeDir(mnt);
+  });
+  beforeEach(() => {
+    remount(mnt, 'rw');
+    for (const e of ['p', 'filler.bin', 'fresh']) rmSync(join(mnt, e), { recursive: true, force: true });
+    root = join(mnt, 'p');
+    q = join(root, '.quarry');
+    writeSmallProject(root);
+    const r = cli(['index', '-p', root, '-q']);
+    assert.equal(r.status, 0, r.stderr);
+  });
+
+  it('disk full: search answers from the index; index fails naming the cause and the fix; nothing deleted, no empty lock files', () => {
+    const before = listing(q);
+    // a new file to index (written while there is room): the next run has to write
+    writeFileSync(join(root, 'src', 'grown.ts'), 'export const grown = 1;\n'.repeat(200));
+    fill(mnt);
+    const s = searchJson(root, 'parseConfig2');
+    assert.equal(s.run.status, 0, s.run.stderr);
+    assert.equal(s.paths[0], 'src/config2.ts');
+    assert.ok(s.run.ms < 25_000, `search took ${s.run.ms} ms`);
+    const ix = cli(['index', '-p', root, '-q']);
+    assert.equal(ix.status, 1);
+    assert.match(ix.stderr, /No space left on device while .*: free disk space and run the command again/);
+    assert.doesNotMatch(ix.stderr, /damaged|locked for/);
+    for (const lock of ['index.lock', 'store.lock']) assert.ok(!existsSync(join(q, lock)), `${lock} left behind`);
+    const after = listing(q);
+    for (const f of Object.keys(before)) if (f.startsWith('lancedb/') || f.startsWith('lexical/') || f === 'store.json') assert.ok(f in after, `${f} was deleted`);
+    // still searchable, then heals once there is space again
+    const again = searchJson(root, 'parseConfig1');
+    assert.equal(again.paths[0], 'src/config1.ts');
+    rmSync(join(mnt, 'filler.bin'));
+    const healed = cli(['index', '-p', root, '-q']);
+    assert.equal(healed.status, 0, healed.stderr);
+    assert.equal(searchJson(root, 'grown').paths[0], 'src/grown.ts');
+  });
+
+  it('disk full before any index exists: the error names the cause, the operation and the fix (exit 1), no lock files', () => {
+    const fresh = join(mnt, 'fresh');
+    mkdirSync(join(fresh, 'src'), { recursive: true });
+    writeFileSync(join(fresh, 'src', 'a.ts'), 'export function alpha() { return 1; }\n');
+    fill(mnt);
+    const r = cli(['search', 'alpha', '-p', fresh]);
+    assert.equal(r.status, 1, r.stdout);
+    assert.match(r.stderr, /No space left on device while .*free disk space and run the command again/);
+    assert.doesNotMatch(r.stderr, /locked|damaged/);
+    for (const lock of ['index.lock', 'store.lock']) assert.ok(!existsSync(join(fresh, '.quarry', lock)), `${lock} left behind`);
+  });
+
+  it('read-only file system: search and status work from the index, index refuses with the cause, nothing changes', () => {
+    const before = listing(q);
+    remount(mnt, 'ro');
+    try {
+      const s = searchJson(root, 'parseConfig3');
+      assert.equal(s.run.status, 0, s.run.stderr);
+      assert.equal(s.paths[0], 'src/config3.ts');
+      const st = cli(['status', '-p', root, '--json']);
+      assert.equal(st.status, 0, st.stderr);
+      assert.equal(JSON.parse(st.stdout).chunks, 6);
+      const ix = cli(['index', '-p', root, '-q']);
+      assert.equal(ix.status, 1);
+      assert.match(ix.stderr, /Read-only file system while .*to index, make the file system writable/);
+      assert.doesNotMatch(ix.stderr, /rmdir|damaged/);
+      assert.deepEqual(listing(q), before);
+    } finally {
+      remount(mnt, 'rw');
+    }
+  });
+
+  it('read-only file system with the lexical index missing: search still answers, with the problem named', () => {
+    rmSync(join(q, 'lexical'), { recursive: true, force: true });
+    remount(mnt, 'ro');
+    try {
+      const s = searchJson(root, 'parseConfig3');
+      assert.equal(s.run.status, 0, s.run.stderr);
+      assert.ok(s.warnings.some((w) => /lexical index .* is missing/.test(w)), s.warnings.join('\n'));
+      const st = JSON.parse(cli(['status', '-p', root, '--json']).stdout);
+      assert.notEqual(st.health.status, 'healthy');
+    } finally {
+      remount(mnt, 'rw');
+    }
+    // writable again: the next command rebuilds it
+    assert.equal(searchJson(root, 'parseConfig3').paths[0], 'src/config3.ts');
+  });
+});
