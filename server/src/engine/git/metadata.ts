@@ -2,8 +2,14 @@
  * Git metadata per code chunk (seed 003 FR-5.3, FR-5.4, FR-10.3): how many commits touched the chunk's lines and
  * when they last changed. Computed while indexing, never while searching (section 6.4).
  *
- * One `git blame --porcelain` per tracked file (on the working tree, so uncommitted edits count), at most
- * `concurrency` at a time, each killed after `blameTimeoutMs`.
+ * Which commit last touched each line is `git blame --first-parent` of the working tree (so uncommitted edits count,
+ * and lines a merge brought in belong to the merge commit: the commit that put them on the branch). It is computed
+ * one of two ways, with the same result:
+ * - many files (`HISTORY_MIN_FILES` or more, a first index): ONE `git log --first-parent -p -U0` stream replayed over
+ *   every file (git/history.ts), plus one `git diff HEAD` for the working tree; files it cannot replay (binary diffs,
+ *   a line count that disagrees with the file) are blamed one by one;
+ * - a few files (an editor save, a commit touching a handful): one `git blame --porcelain --first-parent` per file,
+ *   at most `concurrency` at a time, each killed after `blameTimeoutMs`.
  *
  * Statuses:
  * - `tracked`: the file is in git's index. `commits` = distinct commits among the chunk's lines, not counting lines
@@ -19,7 +25,8 @@ import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { logger } from '../log';
-import { chunkBlameStats, parseBlamePorcelain } from './blame';
+import { chunkBlameStats, parseBlamePorcelain, type BlameResult } from './blame';
+import { historyBlame, replayHistory, verifyLineCounts, type LineHistory } from './history';
 import { openGitWorkspace, type GitWorkspace } from './repo';
 import { GitError, runGit, type GitRunOptions } from './run';
 
@@ -55,6 +62,13 @@ export interface GitMetadataOptions extends Pick<GitRunOptions, 'gitPath' | 'env
   concurrency?: number;
   /** The workspace already probed (`openGitWorkspace`), to avoid probing twice. */
   workspace?: GitWorkspace;
+  /**
+   * How line attribution is computed: `history` (one `git log` replay, `prepareHistory`), `blame` (a process per
+   * file) or `auto` (default: history for `HISTORY_MIN_FILES` tracked files or more).
+   */
+  strategy?: 'auto' | 'history' | 'blame';
+  /** A replay already made for these files (`prepareHistory`; null: it failed, blame instead). */
+  history?: LineHistory | null;
 }
 
 export interface GitMetadataResult {
@@ -68,6 +82,33 @@ export interface GitMetadataResult {
 
 export const DEFAULT_BLAME_TIMEOUT_MS = 10_000;
 export const DEFAULT_GIT_CONCURRENCY = 8;
+/** From this many tracked files on, `auto` replays the history once instead of blaming each file. */
+export const HISTORY_MIN_FILES = 24;
+
+/**
+ * The history replay for `paths` (workspace-relative, tracked), checked against their line counts on disk; null
+ * (after a logged warning) when git failed, so that the caller blames file by file. Throws only when `signal` aborts.
+ */
+export async function prepareHistory(root: string, paths: readonly string[], options: Pick<GitRunOptions, 'gitPath' | 'env' | 'signal'> = {}): Promise<LineHistory | null> {
+  const log = logger('indexer');
+  const started = Date.now();
+  try {
+    const history = await replayHistory(root, options);
+    const mismatched = await verifyLineCounts(root, history, paths);
+    log.info(
+      {
+        operation: 'git_history', duration_ms: Date.now() - started,
+        context: { root, commits: history.commits.length - 1, files: history.files.size, bytes: history.bytes, unreliable: history.unreliable.size, mismatched: mismatched.length },
+      },
+      'git history replayed',
+    );
+    return history;
+  } catch (e) {
+    if (e instanceof GitError && e.kind === 'aborted') throw e;
+    log.warn({ operation: 'git_history', context: { root }, error: { type: (e as Error).name, message: (e as Error).message } }, 'git history replay failed; blaming file by file');
+    return null;
+  }
+}
 
 /** Files blamed at once: the configured number (default 8), at most the CPU count, at least 1. */
 export function effectiveConcurrency(configured?: number): number {
@@ -119,10 +160,14 @@ export async function computeGitMetadata(root: string, files: readonly GitFileCh
       return;
     }
     try {
-      const out = await runGit(root, ['blame', '--porcelain', '--', file.path], { ...run, timeoutMs: blameTimeoutMs });
-      const blame = parseBlamePorcelain(out);
+      let blame: BlameResult | undefined = history ? historyBlame(history, file.path) : undefined;
+      if (!blame) {
+        const out = await runGit(root, ['blame', '--porcelain', '--first-parent', '--', file.path], { ...run, timeoutMs: blameTimeoutMs });
+        blame = parseBlamePorcelain(out);
+      }
+      const replayed = blame;
       perFile[i] = file.chunks.map((c) => {
-        const s = chunkBlameStats(blame, c.startLine, c.endLine, mtimeMs);
+        const s = chunkBlameStats(replayed, c.startLine, c.endLine, mtimeMs);
         return { chunkId: c.id, path: file.path, status: 'tracked', commits: s.commits, lastModifiedMs: Math.floor(s.lastModifiedMs) };
       });
       result.files.tracked++;
@@ -136,6 +181,12 @@ export async function computeGitMetadata(root: string, files: readonly GitFileCh
     }
   };
 
+  let history = options.history ?? undefined;
+  const strategy = options.strategy ?? 'auto';
+  if (options.history === undefined && workspace.head !== undefined && (strategy === 'history' || (strategy === 'auto' && pending.length >= HISTORY_MIN_FILES))) {
+    history = (await prepareHistory(root, pending.map((i) => files[i].path), run)) ?? undefined;
+  }
+  // With a replay, most files need no process: only the few it could not replay are blamed (in the pool).
   await pool(pending, effectiveConcurrency(options.concurrency), blameOne, options.signal);
   result.rows = perFile.flat();
   return result;

@@ -19,7 +19,8 @@
 import type { GitConfig } from '../config/schema';
 import type { ChunkStore } from '../store/chunkStore';
 import { logger } from '../log';
-import { computeGitMetadata, type ChunkLines, type GitFileChunks } from '../git/metadata';
+import { computeGitMetadata, HISTORY_MIN_FILES, prepareHistory, type ChunkLines, type GitFileChunks } from '../git/metadata';
+import type { LineHistory } from '../git/history';
 import { changedFilesSince, openGitWorkspace } from '../git/repo';
 import { GitError, type GitRunOptions } from '../git/run';
 
@@ -184,11 +185,18 @@ export async function refreshGitMetadata(store: ChunkStore, root: string, option
   /** Recomputes and writes the rows of these files, in batches. */
   async function refreshPaths(todo: string[], byPath: Map<string, ChunkLines[]>, workspace: Awaited<ReturnType<typeof openGitWorkspace>>): Promise<void> {
     const batchSize = Math.max(1, options.batchSize ?? 200);
+    // Many files: one history replay for all of them (git/history.ts), made once, not per batch; a few: blame each.
+    let history: LineHistory | null | undefined;
+    if (workspace.state === 'repo' && workspace.head !== undefined) {
+      const tracked = todo.filter((p) => workspace.tracked.has(p));
+      if (tracked.length >= HISTORY_MIN_FILES) history = await prepareHistory(root, tracked, run);
+    }
     for (let i = 0; i < todo.length; i += batchSize) {
       if (options.signal?.aborted) throw new GitError('git metadata aborted', 'aborted');
       const files: GitFileChunks[] = todo.slice(i, i + batchSize).map((path) => ({ path, chunks: byPath.get(path)! }));
       const result = await computeGitMetadata(root, files, {
         ...run, workspace, blameTimeoutMs: options.config.blameTimeoutMs, concurrency: options.config.concurrency,
+        strategy: history === undefined ? 'blame' : 'history', history,
       });
       await store.replaceGitRows(files.map((f) => f.path), result.rows);
       summary.filesRefreshed += files.length;
