@@ -32,6 +32,8 @@ export interface EmbedOptions {
   signal?: AbortSignal;
   onProgress?: (p: EmbedProgress) => void;
   batchSize?: number;
+  /** Chunks read from the store, and vectors written, per window (default 512). */
+  windowSize?: number;
 }
 
 export async function backfillEmbeddings(
@@ -49,27 +51,45 @@ export async function backfillEmbeddings(
   missing.sort((a, b) => (files.get(b.path)?.mtimeMs ?? 0) - (files.get(a.path)?.mtimeMs ?? 0));
   const summary: EmbedSummary = { model: provider.id, missing: missing.length, embedded: 0, cached: known.size, durationMs: 0 };
   const batchSize = options.batchSize ?? 32;
+  // Chunks are read and vectors written a window at a time (a store query and a table append per window, not per
+  // embedding batch: on a cold index of 70k chunks, thousands of small LanceDB round trips and fragments otherwise).
+  const window = Math.max(batchSize, options.windowSize ?? 512);
   const progress = (): void => options.onProgress?.({ model: provider.id, total: missing.length, done: summary.embedded });
   progress();
-  for (let i = 0; i < missing.length; i += batchSize) {
+  outer: for (let w = 0; w < missing.length; w += window) {
     if (options.signal?.aborted) {
       summary.stoppedBy = 'interrupted';
       break;
     }
-    const hashes = missing.slice(i, i + batchSize).map((m) => m.contentHash);
+    const windowHashes = missing.slice(w, w + window).map((m) => m.contentHash);
     const byHash = new Map<string, Chunk>();
-    for (const c of await store.chunksByHashes(hashes)) if (!byHash.has(c.contentHash)) byHash.set(c.contentHash, c);
-    const items = hashes.filter((h) => byHash.has(h)).map((h) => ({ hash: h, text: view(byHash.get(h)!) }));
-    if (!items.length) continue;
-    let vecs: Float32Array[];
-    try {
-      vecs = await traced('embedder', 'embed_batch', { model: provider.id, texts: items.length }, () => provider.embedDocuments(items.map((it) => it.text), options.signal), true);
-    } catch (e) {
-      summary.stoppedBy = `${provider.id}: ${(e as Error).message}`;
-      break;
+    for (const c of await store.chunksByHashes(windowHashes)) if (!byHash.has(c.contentHash)) byHash.set(c.contentHash, c);
+    const pending: Array<{ contentHash: string; vector: Float32Array }> = [];
+    const flush = async () => {
+      if (pending.length) summary.embedded += await vectors.add(pending.splice(0));
+      progress();
+    };
+    for (let i = 0; i < windowHashes.length; i += batchSize) {
+      if (options.signal?.aborted) {
+        summary.stoppedBy = 'interrupted';
+        await flush();
+        break outer;
+      }
+      const items = windowHashes.slice(i, i + batchSize).filter((h) => byHash.has(h)).map((h) => ({ hash: h, text: view(byHash.get(h)!) }));
+      if (!items.length) continue;
+      let vecs: Float32Array[];
+      try {
+        vecs = await traced('embedder', 'embed_batch', { model: provider.id, texts: items.length }, () => provider.embedDocuments(items.map((it) => it.text), options.signal), true);
+      } catch (e) {
+        summary.stoppedBy = `${provider.id}: ${(e as Error).message}`;
+        await flush();
+        break outer;
+      }
+      items.forEach((it, j) => pending.push({ contentHash: it.hash, vector: vecs[j] }));
+      // Progress between writes counts what is embedded but not yet written.
+      options.onProgress?.({ model: provider.id, total: missing.length, done: summary.embedded + pending.length });
     }
-    summary.embedded += await vectors.add(items.map((it, j) => ({ contentHash: it.hash, vector: vecs[j] })));
-    progress();
+    await flush();
   }
   await vectors.maintain();
   summary.durationMs = Date.now() - started;
