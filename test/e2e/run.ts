@@ -19,7 +19,8 @@
  * servers running. The tests (after installing and packaging) are limited to QUARRY_E2E_TIMEOUT_S seconds (default 900).
  * With QUARRY_E2E_VSIX=1 (CI) the UI tests run on a .vsix packaged first (npm run package) instead of the repo folder.
  *
- * Options: --ui-only, --suite-only, --headed, --keep (leave the temp dirs), --no-build, --no-install, --vsix FILE.
+ * Options: --ui-only, --suite-only, --headed, --keep (leave the temp dirs), --no-build, --no-install, --vsix FILE,
+ * --only REGEX (the UI tests whose names match, after the indexing one).
  */
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -166,6 +167,8 @@ function prepareDirs(tmp: string, tag: string, withExtension: boolean): { user: 
       'telemetry.telemetryLevel': 'off',
       'update.mode': 'none',
       'files.autoSave': 'off',
+      // Extra settings for experiments (JSON object), e.g. QUARRY_E2E_USER_SETTINGS='{"remote.autoForwardPortsSource":"process"}'.
+      ...(process.env.QUARRY_E2E_USER_SETTINGS ? (JSON.parse(process.env.QUARRY_E2E_USER_SETTINGS) as Record<string, unknown>) : {}),
     }),
   );
   if (withExtension) {
@@ -751,7 +754,10 @@ async function uiTests_(tmp: string, setupError: string | undefined): Promise<vo
     return failAll(`setup failed: ${(e as Error).message}`);
   }
   try {
+    // --only REGEX: just the UI tests whose names match (and the first one, which waits for the index).
+    const only = argv.includes('--only') ? new RegExp(argv[argv.indexOf('--only') + 1] ?? '', 'i') : undefined;
     for (const t of uiTests) {
+      if (only && t !== uiTests[0] && !only.test(t.name)) continue;
       const t1 = Date.now();
       try {
         await withTimeout(t.fn(page), t.timeoutMs ?? 60_000, t.name);
