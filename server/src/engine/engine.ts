@@ -679,9 +679,8 @@ function prepareIndexDir(quarryDir: string): void {
     // The index folder ignores itself for git.
     const ignoreFile = join(quarryDir, '.gitignore');
     if (!existsSync(ignoreFile)) writeFileSync(ignoreFile, '# Quarry index (a rebuildable cache)\n*\n');
-  } catch (e) {
-    if (!environmentCause(e)) throw e;
-    // Read-only, full or not ours: opening reports what it cannot do (reading an existing index still works).
+  } catch {
+    // Read-only, full or not ours: opening the store reports what it cannot do (reading an existing index still works).
   }
 }
 

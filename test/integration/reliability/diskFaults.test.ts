@@ -112,9 +112,24 @@ describe('reliability: disk full and read-only index (issue 20)', function () {
       assert.equal(JSON.parse(st.stdout).chunks, 6);
       const ix = cli(['index', '-p', root, '-q']);
       assert.equal(ix.status, 1);
-      assert.match(ix.stderr, /Read-only file system while .*to index, make the file system writable/);
+      assert.match(ix.stderr, /Read-only file system while .*to build or update it make the file system writable/);
       assert.doesNotMatch(ix.stderr, /rmdir|damaged/);
       assert.deepEqual(listing(q), before);
+    } finally {
+      remount(mnt, 'rw');
+    }
+  });
+
+  it('read-only file system and no index yet: search exits 1 naming the cause, no stack of ENOENT', () => {
+    const fresh = join(mnt, 'fresh');
+    mkdirSync(join(fresh, 'src'), { recursive: true });
+    writeFileSync(join(fresh, 'src', 'a.ts'), 'export function alpha() { return 1; }\n');
+    remount(mnt, 'ro');
+    try {
+      const r = cli(['search', 'alpha', '-p', fresh]);
+      assert.equal(r.status, 1, r.stdout);
+      assert.match(r.stderr, /Read-only file system while creating the index folder at .*\.quarry/);
+      assert.doesNotMatch(r.stderr, /ENOENT/);
     } finally {
       remount(mnt, 'rw');
     }

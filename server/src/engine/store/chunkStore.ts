@@ -16,8 +16,8 @@
  */
 import * as lancedb from '@lancedb/lancedb';
 import { Field, List, Schema, Utf8, Int32, Float64 } from 'apache-arrow';
-import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync, accessSync, constants as fsConstants } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { nameRangeOf, type Chunk, type ChunkKind, type ChunkMetadata, type ChunkSource, type NameRange, type SemanticClass } from '../types';
 import type { ChunkGitInfo, GitStatus } from '../git/metadata';
 import { WriteQueue } from './writeQueue';
@@ -173,7 +173,14 @@ export class ChunkStore {
     try {
       mkdirSync(quarryDir, { recursive: true });
     } catch (e) {
-      wrap('creating the index folder')(e);
+      // A recursive mkdir on a read-only file system can say ENOENT: ask the parent folder for the real cause.
+      let cause = e;
+      try {
+        accessSync(dirname(quarryDir), fsConstants.W_OK);
+      } catch (access) {
+        cause = access;
+      }
+      throw asEnvironmentError(cause, 'creating the index folder', quarryDir);
     }
     const opened = await withFileLockAsync(join(quarryDir, 'store.lock'), async () => {
       let reset = false;

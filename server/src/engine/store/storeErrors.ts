@@ -13,7 +13,7 @@ const CAUSES: Record<EnvironmentCause, { what: string; fix: string }> = {
   EDQUOT: { what: 'Disk quota exceeded', fix: 'free space in your quota and run the command again' },
   EACCES: { what: 'Permission denied', fix: 'give your user write access to the .quarry folder (or run as its owner) and run the command again' },
   EPERM: { what: 'Operation not permitted', fix: 'check the folder\'s permissions and attributes (e.g. chattr +i) and run the command again' },
-  EROFS: { what: 'Read-only file system', fix: 'searching still works; to index, make the file system writable and run `quarry index`' },
+  EROFS: { what: 'Read-only file system', fix: 'an existing index stays searchable, but to build or update it make the file system writable and run `quarry index`' },
   EMFILE: { what: 'Too many open files', fix: 'raise the open-file limit (ulimit -n) and run the command again' },
   ENFILE: { what: 'Too many open files in the system', fix: 'close other programs or raise the system limit and run the command again' },
   EIO: { what: 'Input/output error', fix: 'check the disk (dmesg) and run the command again' },
