@@ -176,7 +176,7 @@ async function main(): Promise<void> {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const systems = (opt('--systems')?.split(',') ?? [...ALL_SYSTEMS]) as string[];
-  for (const s of systems) if (!(ALL_SYSTEMS as readonly string[]).includes(s)) throw new Error(`unknown system ${s} (known: ${ALL_SYSTEMS.join(', ')})`);
+  for (const s of systems) if (!(ALL_SYSTEMS as readonly string[]).includes(s) && !s.startsWith('quarry@')) throw new Error(`unknown system ${s} (known: ${ALL_SYSTEMS.join(', ')}, or quarry@key.path=value;key=value for a configuration variant)`);
   const half = (opt('--half') ?? 'both') as 'tune' | 'report' | 'both';
   const reindex = argv.includes('--reindex') || argv.includes('--no-index-reuse');
   const files = loadAll(opt('--repos')?.split(','));
@@ -209,6 +209,20 @@ async function main(): Promise<void> {
     let store: ChunkStore | undefined;
     for (const s of systems) {
       if (s === 'quarry') run.push(quarrySystem(indexer, 'quarry'));
+      else if (s.startsWith('quarry@')) {
+        // a configuration variant of the default (tuning on the tune half): quarry@rerank.weight=0.5;ranking.x=1
+        const variant = structuredClone(config) as unknown as Record<string, unknown>;
+        for (const assign of s.slice('quarry@'.length).split(';')) {
+          const [path, value] = assign.split('=');
+          const keys = path.split('.');
+          let o = variant;
+          for (const k of keys.slice(0, -1)) o = o[k] as Record<string, unknown>;
+          o[keys[keys.length - 1]] = JSON.parse(value);
+        }
+        const e = await Engine.open(dir, { config: variant as unknown as typeof config });
+        engines.push(e);
+        run.push(quarrySystem(e, s));
+      }
       else if (s === 'quarry-no-rerank') {
         const e = await Engine.open(dir, { config, reranker: null });
         engines.push(e);

@@ -8,7 +8,8 @@ import { QuarryReranker } from '../../../server/src/engine/embedding/rerankers/q
 import { bundledModelDir, chooseReranker, createReranker } from '../../../server/src/engine/embedding/registry';
 import { StaticEmbeddingProvider } from '../../../server/src/engine/embedding/providers/static';
 import { ProviderUnavailableError } from '../../../server/src/engine/embedding/types';
-import { rerankCandidates } from '../../../server/src/engine/retrieval/rerank';
+import { learnedScorerStage } from '../../../server/src/engine/ranking/stages/learnedScorer';
+import { stageContext } from '../../support/chunks';
 import { parseQuery } from '../../../server/src/engine/ranking/query';
 import type { Candidate } from '../../../server/src/engine/ranking/candidate';
 import { candidate, chunk } from '../../support/chunks';
@@ -155,7 +156,7 @@ describe('the bundled quarry-rerank', () => {
     }
   });
 
-  it('loads, names its training in model.json, and reorders a list through the rerank step with one line per candidate', async () => {
+  it('loads, names its training in model.json, and sets the base score of a list through the learned-scorer stage with one line per candidate', async () => {
     const dir = bundledModelDir('quarry-rerank')!;
     const meta = JSON.parse(readFileSync(join(dir, 'model.json'), 'utf8'));
     assert.ok(meta.training?.lists?.train > 0, 'model.json records its training lists');
@@ -164,10 +165,18 @@ describe('the bundled quarry-rerank', () => {
     const scores = r.scoreCandidates(parseQuery('detect a stale lock'), cands);
     assert.equal(scores.length, 3);
     assert.ok(scores.every((s) => s > 0 && s < 1));
-    const out = await rerankCandidates(r, parseQuery('detect a stale lock'), lists(), 50);
-    assert.equal(out.applied, true);
-    assert.equal(out.candidates.length, 3);
-    for (const c of out.candidates) assert.ok(c.explanation.some((l) => /^rerank quarry-rerank:quarry-rerank@\S+: score [\d.]+ \(was #\d, now #\d\)$/.test(l)), c.explanation.join('\n'));
+    const strategy: Array<'HYBRID_SEARCH' | 'SEMANTIC_RERANK'> = ['HYBRID_SEARCH'];
+    const ctx = { ...stageContext('detect a stale lock'), scorer: r, scorerOptions: { candidates: 50, weight: 1 }, effects: { strategy, warnings: [] } };
+    const out = await learnedScorerStage.apply(ctx, lists());
+    assert.ok(strategy.includes('SEMANTIC_RERANK'));
+    assert.equal(out.length, 3);
+    // the two code candidates are scored; the README section (knowledge: not what the model was trained on) is not
+    for (const c of out.filter((x) => x.chunk!.kind !== 'section')) {
+      assert.ok(c.explanation.some((l) => /^scorer quarry-rerank:quarry-rerank@\S+: [\d.]+ \(#\d of 2 scored; fusion had it #\d\) → takes the fused score of scored #\d: [\d.]+$/.test(l)), c.explanation.join('\n'));
+    }
+    // the scored ones trade the fused scores they held (3 and 2); the README keeps its own
+    assert.deepEqual(out.filter((x) => x.chunk!.kind !== 'section').map((x) => x.score).sort(), [2, 3]);
+    assert.equal(out.find((x) => x.chunk!.kind === 'section')!.score, 1);
     assert.equal(r.health().requests, 2);
     await assert.rejects(r.rerank(), /scores search candidates/);
     await r.close();

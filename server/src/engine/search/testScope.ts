@@ -6,14 +6,10 @@
  */
 import type { ParsedQuery } from '../ranking/query';
 import type { DetectedIntents } from '../ranking/intents';
-import { TEST_WORDS } from '../ranking/stages/testDemotion';
-
-export function queryIsAboutTests(parsed: ParsedQuery, intent: DetectedIntents): boolean {
-  return (intent.codeTask?.intentType ?? parsed.intent) === 'TEST' || TEST_WORDS.test(parsed.text);
-}
+import { queryIsAboutTests } from '../ranking/stages/testDemotion';
 
 export function includeTestsFor(requested: boolean | 'auto' | undefined, parsed: ParsedQuery, intent: DetectedIntents): boolean {
   if (requested === true || requested === false) return requested;
-  if (requested === 'auto') return queryIsAboutTests(parsed, intent);
+  if (requested === 'auto') return queryIsAboutTests({ query: parsed, intent });
   return true;
 }

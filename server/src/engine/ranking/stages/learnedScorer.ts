@@ -1,24 +1,31 @@
 /**
- * The learned scorer (first stage of the pipeline): the best fused candidates go to a reranker (Quarry's own
- * `quarry-rerank`, Voyage rerank-2.5 or a local cross-encoder) whose relevance becomes each candidate's BASE score.
- * The rule stages (seed 000 boosts, seed 002/004 intents, activation, test demotion) then act on that base and the
- * contract partitions (phrase-first, implementers-first) order the groups, so nothing a seed promises is undone by
- * a model that only sees text.
+ * The learned scorer (first stage of the pipeline): a reranker (Quarry's own `quarry-rerank`, Voyage rerank-2.5 or a
+ * local cross-encoder) orders the best fused CODE candidates of a natural-language search, and the rule stages
+ * (seed 000 boosts, seed 002/004 intents, activation, test demotion) and the contract partitions (phrase-first,
+ * implementers-first) then act on that order — so nothing a seed promises is undone by a model that only sees text.
  *
- * Scale: the scored head is mapped to [0.5, 1] (min-max of the blend `weight · learned + (1 − weight) · fused`, both
- * min-max within the head); the candidates below the head keep their fused order under 0.5. Knowledge and reasoning
- * chunks (Markdown sections, conversation logs, recorded patterns) are not what the scorer was trained on: they keep
- * their fused score on the same scale. A reranker that fails leaves the fused order and says so.
+ * How it composes: the scored candidates trade places among the fused scores they held (the best-scored takes the
+ * highest of those scores, and so on), so their scale stays the fusion's and every other candidate keeps its score
+ * and position. Not scored, and so kept where fusion put them: knowledge and reasoning chunks (Markdown sections,
+ * conversation logs, recorded patterns) and, when the query is about tests, test files — the model was trained on
+ * questions answered by non-test code. `rerank.weight` < 1 blends the learned order with the fused one. A reranker
+ * that fails leaves the fused order and says so.
  */
-import type { AsyncStage, Candidate, CandidateScorer } from '../candidate';
+import type { AsyncStage, Candidate, CandidateScorer, StageContext } from '../candidate';
 import type { ParsedQuery } from '../query';
 import { codeView } from '../../embedding/views';
 import { isDocumentChunk } from '../intents/context';
+import { isTestPath } from '../../testPaths';
+import { queryIsAboutTests } from './testDemotion';
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
-/** Knowledge (Markdown, text, conversation logs) and reasoning chunks: not what the scorer was trained on. */
-const knowledgeLike = (c: Candidate): boolean => !!c.chunk && (isDocumentChunk(c.chunk) || c.chunk.kind === 'reasoning');
+/** What the scorer was trained on: code units (not knowledge or reasoning chunks; not tests when tests are asked for). */
+function scorable(ctx: StageContext, c: Candidate): boolean {
+  const chunk = c.chunk;
+  if (!chunk || isDocumentChunk(chunk) || chunk.kind === 'reasoning') return false;
+  return !(isTestPath(c.path) && queryIsAboutTests(ctx));
+}
 
 async function scoresOf(reranker: CandidateScorer, query: ParsedQuery, head: Candidate[]): Promise<number[]> {
   if (reranker.scoreCandidates) return reranker.scoreCandidates(query, head);
@@ -32,12 +39,16 @@ function minMax(values: number[]): (v: number) => number {
   const finite = values.filter((v) => Number.isFinite(v));
   const lo = Math.min(...finite);
   const hi = Math.max(...finite);
-  return (v) => (hi > lo ? (v - lo) / (hi - lo) : 1);
+  return (v) => (!Number.isFinite(v) ? 0 : hi > lo ? (v - lo) / (hi - lo) : 1);
 }
 
-/** Whether the scorer applies to this search (identifier queries keep BM25's exact-name order). */
+/**
+ * Whether the scorer applies to this search: descriptions, yes; identifier queries and the forms that name a
+ * declaration ("what is X", "X protocol") keep the exact-name order of BM25 and the seed 000 boosts.
+ */
 export function scorerApplies(reranker: CandidateScorer | null | undefined, query: ParsedQuery, hybrid: boolean): reranker is CandidateScorer {
-  return !!reranker && query.form === 'natural' && (!reranker.needsBothChannels || hybrid);
+  const namesDeclaration = query.target?.relation === 'definition' || query.target?.relation === 'protocol';
+  return !!reranker && query.form === 'natural' && !namesDeclaration && (!reranker.needsBothChannels || hybrid);
 }
 
 export const learnedScorerStage: AsyncStage = {
@@ -47,8 +58,7 @@ export const learnedScorerStage: AsyncStage = {
     const hybrid = ctx.effects?.strategy.includes('HYBRID_SEARCH') ?? false;
     if (!scorerApplies(reranker, ctx.query, hybrid) || candidates.length < 2) return candidates;
     const sorted = [...candidates].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-    const count = ctx.scorerOptions?.candidates ?? 50;
-    const head = sorted.filter((c) => c.chunk && !knowledgeLike(c)).slice(0, count);
+    const head = sorted.filter((c) => scorable(ctx, c)).slice(0, ctx.scorerOptions?.candidates ?? 50);
     if (head.length < 2) return candidates;
     let learned: number[];
     try {
@@ -57,42 +67,20 @@ export const learnedScorerStage: AsyncStage = {
       ctx.effects?.warnings.push(`Reranker ${reranker.id} unavailable (${(e as Error).message}); results keep the fused order.`);
       return candidates;
     }
-    const inHead = new Set(head);
-    const cutoff = head[head.length - 1].score;
-    // The fused scores the head spans, and the candidates (knowledge chunks included) inside that range.
-    const span = sorted.filter((c) => inHead.has(c) || (c.score >= cutoff && knowledgeLike(c)));
-    const inSpan = new Set(span);
-    const rest = sorted.filter((c) => !inSpan.has(c));
-    const fusedNorm = minMax(span.map((c) => c.score));
-    const learnedNorm = minMax(learned);
     const w = ctx.scorerOptions?.weight ?? 1;
-    const blend = new Map<Candidate, number>();
-    head.forEach((c, i) => {
-      const l = Number.isFinite(learned[i]) ? learnedNorm(learned[i]) : 0;
-      blend.set(c, w * l + (1 - w) * fusedNorm(c.score));
+    const learnedNorm = minMax(learned);
+    const fusedNorm = minMax(head.map((c) => c.score));
+    const key = new Map(head.map((c, i) => [c, w * learnedNorm(learned[i]) + (1 - w) * fusedNorm(c.score)]));
+    const slots = head.map((c) => c.score); // already descending
+    const fusedRank = new Map(sorted.map((c, i) => [c, i + 1]));
+    const reordered = [...head].sort((a, b) => key.get(b)! - key.get(a)! || slots[head.indexOf(a)] - slots[head.indexOf(b)]);
+    reordered.forEach((c, i) => {
+      const raw = learned[head.indexOf(c)];
+      c.explanation.push(
+        `scorer ${reranker.id}: ${Number.isFinite(raw) ? round(raw) : 'no score'} (#${i + 1} of ${head.length} scored; fusion had it #${fusedRank.get(c)}) → takes the fused score of scored #${i + 1}: ${round(slots[i])}`,
+      );
+      c.score = slots[i];
     });
-    const blendNorm = minMax([...blend.values()]);
-    const rankBefore = new Map(sorted.map((c, i) => [c, i + 1]));
-    const byLearned = [...head].sort((a, b) => blend.get(b)! - blend.get(a)!);
-    const rankAfter = new Map(byLearned.map((c, i) => [c, i + 1]));
-    for (const c of span) {
-      if (inHead.has(c)) {
-        const i = head.indexOf(c);
-        const base = 0.5 + 0.5 * blendNorm(blend.get(c)!);
-        c.explanation.push(
-          `scorer ${reranker.id}: ${round(Number.isFinite(learned[i]) ? learned[i] : 0)} (#${rankAfter.get(c)} of ${head.length} scored; fusion had it #${rankBefore.get(c)}) → base ${round(base)}`,
-        );
-        c.score = base;
-      } else {
-        // a knowledge/reasoning chunk among the head's fused scores: its fused position on the same scale
-        const base = 0.5 + 0.5 * fusedNorm(c.score);
-        c.explanation.push(`scorer: ${c.chunk ? 'knowledge chunk' : 'candidate'} keeps its fused score → base ${round(base)}`);
-        c.score = base;
-      }
-    }
-    // Below the head: the fused order, under the head.
-    const top = rest.length ? Math.max(...rest.map((c) => c.score)) : 0;
-    for (const c of rest) c.score = top > 0 ? 0.5 * (c.score / top) * 0.999 : 0;
     ctx.effects?.strategy.push('SEMANTIC_RERANK');
     return candidates;
   },
