@@ -85,8 +85,17 @@ export function printable(s: string): string {
   return /[\u0000-\u001f\u007f]/.test(s) ? JSON.stringify(s).slice(1, -1) : s;
 }
 
+/**
+ * `path:line:col` of where a match is named (issue 18: its declaration's identifier, a section's heading title), the
+ * form terminals and editors open at that position; `path:line:1` for a match without a name range.
+ */
+export function nameLocation(m: Pick<CodeMatch, 'file' | 'span' | 'name_range'>): string {
+  const r = m.name_range as CodeMatch['name_range'] | undefined;
+  return r ? `${m.file.path}:${r.line}:${r.column}` : `${m.file.path}:${m.span[0]}:1`;
+}
+
 function fileCell(m: CodeMatch): string {
-  return printable(isMemory(m) ? m.content.symbol : m.file.path);
+  return printable(isMemory(m) ? m.content.symbol : nameLocation(m));
 }
 
 function nameCell(m: CodeMatch): string {
@@ -258,7 +267,7 @@ export function formatSearchTable(res: FindCodeResponseSummary, query: string, v
   }
   if (view.preview) {
     res.matches.forEach((m, i) => {
-      out.push('', paint(opts.color, 'bold', `${i + 1}. ${printable(m.file.path)}:${m.span[0]}-${m.span[1]}${m.content.symbol ? ` ${m.content.symbol}` : ''}`));
+      out.push('', paint(opts.color, 'bold', `${i + 1}. ${printable(nameLocation(m))}${m.content.symbol ? ` ${m.content.symbol}` : ''} (lines ${m.span[0]}-${m.span[1]})`));
       const all = m.content.content.replace(/\s+$/, '').split('\n');
       for (const l of all.slice(0, PREVIEW_LINES)) out.push(`   ${l}`);
       if (all.length > PREVIEW_LINES) out.push(`   … (${all.length - PREVIEW_LINES} more lines)`);

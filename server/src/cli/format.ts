@@ -4,7 +4,7 @@ import type { EngineIndexSummary } from '../engine/engine';
 import type { HealthReport } from '../engine/health';
 import type { IndexStatus } from '../engine/engine';
 import { CHUNK_TYPE_GROUPS } from '../engine/ranking/query';
-import { formatSearchTable, printable, terminalDisplay } from './display';
+import { formatSearchTable, nameLocation, printable, terminalDisplay } from './display';
 
 export type OutputFormat = 'table' | 'json' | 'markdown';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'markdown'];
@@ -36,8 +36,8 @@ export function formatSearch(res: FindCodeResponseSummary, format: OutputFormat,
   {
     out.push(`## Results for \`${query}\``, '', `Found ${res.total_results} matches (${res.total_matches} candidates processed in ${ms}ms)`, '');
     res.matches.forEach((m, i) => {
-      const title = m.content.symbol ? ` — \`${m.content.symbol}\` (${m.content.kind})` : ` (${m.content.kind})`;
-      out.push(`### ${i + 1}. ${printable(m.file.path)}:${m.span[0]}-${m.span[1]}${title}`, '');
+      const title = (m.content.symbol ? ` — \`${m.content.symbol}\`` : '') + ` (${m.content.kind}, lines ${m.span[0]}-${m.span[1]})`;
+      out.push(`### ${i + 1}. ${printable(nameLocation(m))}${title}`, '');
       out.push(`relevance ${m.relevance_score.toFixed(2)} · ${m.match_type} · ${m.content.semantic_class}`, '');
       out.push('```' + m.file.language, ...preview(m.content.content, 20), '```', '');
     });

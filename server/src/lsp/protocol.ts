@@ -44,7 +44,10 @@ export interface FindParams {
 }
 
 export interface LocatedMatch extends CodeMatch {
-  /** Where the match is: `uri` of the file, `range` from its span (0-based lines). */
+  /**
+   * Where the match is named: `uri` of the file, `range` = the match's `name_range` in LSP terms (0-based line and
+   * UTF-16 character) — the declaration's identifier, so opening it lands like Go to Symbol. The unit's lines stay in `span`.
+   */
   location: LspLocation;
   /** URI of the workspace folder the match comes from. */
   folder: string;

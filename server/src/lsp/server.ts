@@ -50,7 +50,7 @@ import { Engine, EngineIndexOptions, EngineIndexSummary } from '../engine/engine
 import { IndexLockedError } from '../engine/indexer/lock';
 import { describeOwner, IndexOwnership, lockHeldByLiveProcess, readOwner } from '../engine/indexer/owner';
 import { startMcpHttp, McpHttpHandle } from '../mcp/http';
-import type { FindCodeResponseSummary, SearchStrategy } from '../engine/api/results';
+import type { CodeMatch, FindCodeResponseSummary, SearchStrategy } from '../engine/api/results';
 import type { SymbolHit } from '../engine/symbols';
 import {
   FIND_METHOD,
@@ -588,13 +588,17 @@ export function startLanguageServer(connection: Connection): void {
       }
     };
 
-  const locationOf = (f: Folder, path: string, span: [number, number], content?: string): LspLocation => {
-    const lines = content?.split('\n');
-    const last = lines && lines.length === span[1] - span[0] + 1 ? lines[lines.length - 1].replace(/\r$/, '').length : 0;
-    return {
-      uri: pathToFileURL(resolve(f.root, path)).href,
-      range: { start: { line: Math.max(0, span[0] - 1), character: 0 }, end: { line: Math.max(0, span[1] - 1), character: last } },
-    };
+  /** A location whose range is a name range (1-based line and UTF-16 column, exclusive end → LSP's 0-based). */
+  const locationOf = (f: Folder, path: string, name: { line: number; column: number; endLine: number; endColumn: number }): LspLocation => ({
+    uri: pathToFileURL(resolve(f.root, path)).href,
+    range: {
+      start: { line: Math.max(0, name.line - 1), character: Math.max(0, name.column - 1) },
+      end: { line: Math.max(0, name.endLine - 1), character: Math.max(0, name.endColumn - 1) },
+    },
+  });
+  const matchLocation = (f: Folder, m: CodeMatch): LspLocation => {
+    const r = m.name_range;
+    return locationOf(f, m.file.path, r ? { line: r.line, column: r.column, endLine: r.end_line, endColumn: r.end_column } : { line: m.span[0], column: 1, endLine: m.span[0], endColumn: 1 });
   };
 
   connection.onRequest(
@@ -632,7 +636,7 @@ export function startLanguageServer(connection: Connection): void {
 
   const mergeResults = (results: Array<{ f: Folder; res: FindCodeResponseSummary }>, limit: number, problems: string[], multi: boolean): FindResult => {
     const all: LocatedMatch[] = [];
-    for (const { f, res } of results) for (const m of res.matches) all.push({ ...m, location: locationOf(f, m.file.path, m.span, m.content.content), folder: f.uri });
+    for (const { f, res } of results) for (const m of res.matches) all.push({ ...m, location: matchLocation(f, m), folder: f.uri });
     if (results.length === 1) {
       const { res } = results[0];
       return { ...res, matches: all, locations: all.map((m) => m.location), warnings: [...res.warnings, ...problems] };
@@ -760,7 +764,7 @@ export function startLanguageServer(connection: Connection): void {
         name: h.name,
         kind: symbolKindOf(h.kind),
         containerName: h.container || undefined,
-        location: locationOf(f, h.path, [h.startLine, h.endLine]),
+        location: locationOf(f, h.path, h.nameRange),
       }));
     }),
   );

@@ -20,6 +20,8 @@ import { describeOwner, readOwner } from '../engine/indexer/owner';
 // ---------------------------------------------------------------------------------------------------------------
 // Schemas
 
+const nameRangeSchema = z.object({ line: z.number().int(), column: z.number().int(), end_line: z.number().int(), end_column: z.number().int() });
+
 const matchSchema = z.object({
   file: z.object({ path: z.string(), language: z.string() }),
   content: z.object({
@@ -38,7 +40,8 @@ const matchSchema = z.object({
       .optional()
       .describe('Source-specific facts; conversation-log phases: source_file, topic, conversation_date, query, phase_number, phase_name; reasoning patterns: pattern_id, pattern_type, success_score, usage_count, created_at, updated_at'),
   }),
-  span: z.tuple([z.number().int(), z.number().int()]).describe('1-based inclusive line range'),
+  span: z.tuple([z.number().int(), z.number().int()]).describe("1-based inclusive line range of the unit"),
+  name_range: nameRangeSchema.describe("Where the unit is named (its declaration's identifier, a section's heading): 1-based line, 1-based UTF-16 column, exclusive end column"),
   relevance_score: z.number().min(0).max(1),
   score: z.number(),
   match_type: z.enum(['SEMANTIC', 'SYNTACTIC', 'KEYWORD', 'FILE_PATTERN']),
@@ -105,6 +108,7 @@ const symbolSchema = z.object({
   path: z.string(),
   start_line: z.number().int(),
   end_line: z.number().int(),
+  name_range: nameRangeSchema.describe("Where the symbol's name is: 1-based line, 1-based UTF-16 column, exclusive end column"),
   match: z.enum(['exact', 'prefix', 'camel', 'fuzzy']),
   score: z.number(),
 });
@@ -116,8 +120,9 @@ const indexStatusOutput = z.object({
   files: z.number().int(),
   chunks: z.number().int(),
   conformances: z.number().int(),
-  chunks_by_kind: z.record(z.string(), z.number()),
-  chunks_by_language: z.record(z.string(), z.number()),
+  // not z.record: zod's record rejects an object with an own `constructor` key, and 'constructor' is a chunk kind
+  chunks_by_kind: z.object({}).catchall(z.number()),
+  chunks_by_language: z.object({}).catchall(z.number()),
   last_indexed: z.string().nullable(),
   last_duration_ms: z.number().nullable(),
   index_size_bytes: z.number(),
@@ -238,7 +243,8 @@ function renderFindCode(r: FindCodeResponseSummary): string {
   if (!r.matches.length && r.suggestions.length) out.push('', 'Suggestions:', ...r.suggestions.map((s) => `- ${s}`));
   r.matches.forEach((m, i) => {
     const sym = m.content.symbol ? ` ${m.content.symbol}` : '';
-    out.push('', `## ${i + 1}. ${m.file.path}:${m.span[0]}-${m.span[1]}${sym} (${m.content.kind}) relevance ${m.relevance_score.toFixed(2)} [${m.match_type}]`);
+    const at = `${m.file.path}:${m.name_range.line}:${m.name_range.column}`;
+    out.push('', `## ${i + 1}. ${at}${sym} (${m.content.kind}, lines ${m.span[0]}-${m.span[1]}) relevance ${m.relevance_score.toFixed(2)} [${m.match_type}]`);
     const why = m.score_breakdown ? breakdownLine(m.score_breakdown) : '';
     if (why) out.push(`Why: ${why}`);
     const fence = m.content.content.includes('```') ? '````' : '```';
@@ -414,11 +420,12 @@ export function registerQuarryTools(server: McpServer, engine: Engine, options: 
           path: h.path,
           start_line: h.startLine,
           end_line: h.endLine,
+          name_range: { line: h.nameRange.line, column: h.nameRange.column, end_line: h.nameRange.endLine, end_column: h.nameRange.endColumn },
           match: h.match,
           score: Math.round(h.score * 10000) / 10000,
         }));
         const text = symbols.length
-          ? symbols.map((s) => `${s.path}:${s.start_line}-${s.end_line} ${s.name} (${s.kind})${s.container ? ` in ${s.container}` : ''} [${s.match}]`).join('\n')
+          ? symbols.map((s) => `${s.path}:${s.name_range.line}:${s.name_range.column} ${s.name} (${s.kind})${s.container ? ` in ${s.container}` : ''} [${s.match}]`).join('\n')
           : `No symbols match "${query}".`;
         return { content: [{ type: 'text', text }], structuredContent: { symbols, total: symbols.length } };
       } catch (e) {

@@ -63,14 +63,14 @@ describe('quarry CLI (separate processes over one on-disk index)', function () {
     assert.ok(noTests.matches.length > 0);
     assert.ok(noTests.matches.every((m: { file: { path: string } }) => !m.file.path.startsWith('tests/')));
     const md = runCli(['search', 'issue_refund', '-p', root, '-o', 'markdown']);
-    assert.match(md.stdout, /### 1\. src\/refunds\.py:1-3/);
+    assert.match(md.stdout, /### 1\. src\/refunds\.py:1:5 — `issue_refund` \(function, lines 1-3\)/);
     assert.match(md.stdout, /```python/);
     const table = runCli(['search', 'issue_refund', '-p', root, '-l', '1']);
     assert.match(table.stdout, /^Found 1 matches/m);
     assert.match(table.stdout, /^File +\| Type +\| Name +\| Lines \| Score \| Commits +\| Last Modified$/m);
-    assert.match(table.stdout, /^src\/refunds\.py +\| function \| issue_refund +\| 1-3 +\| 1\.000 \| - \(untracked\) \| - \(untracked\)$/m);
+    assert.match(table.stdout, /^src\/refunds\.py:1:5 +\| function \| issue_refund +\| 1-3 +\| 1\.000 \| - \(untracked\) \| - \(untracked\)$/m);
     const preview = runCli(['search', 'issue_refund', '-p', root, '-l', '1', '--preview']);
-    assert.match(preview.stdout, /^1\. src\/refunds\.py:1-3 issue_refund$/m);
+    assert.match(preview.stdout, /^1\. src\/refunds\.py:1:5 issue_refund \(lines 1-3\)$/m);
     assert.match(preview.stdout, /^ {3}def issue_refund/m);
   });
 
@@ -78,7 +78,7 @@ describe('quarry CLI (separate processes over one on-disk index)', function () {
     const legacy = runCli(['search', 'issue_refund', '-p', root, '-l', '2', '--legacy']);
     assert.equal(legacy.status, 0, legacy.stderr);
     assert.match(legacy.stdout, /^File\s+\| Type\s+\| Name\s+\| Lines \| Score$/m);
-    assert.match(legacy.stdout, /^src\/refunds\.py\s+\| function \| issue_refund\s+\| 1-3\s+\| 1\.000$/m);
+    assert.match(legacy.stdout, /^src\/refunds\.py:1:5\s+\| function \| issue_refund\s+\| 1-3\s+\| 1\.000$/m);
     const boxes = runCli(['search', 'issue_refund', '-p', root, '-l', '1', '--show-scores']);
     assert.match(boxes.stdout, /^┌─ refunds\.py \| function \| issue_refund \(Lines 1-3\) ─+┐$/m);
     assert.match(boxes.stdout, /│ Final Score: 1\.000/);

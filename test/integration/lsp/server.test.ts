@@ -19,7 +19,7 @@ interface Loc {
   range: { start: { line: number; character: number }; end: { line: number; character: number } };
 }
 interface FindResult {
-  matches: Array<{ file: { path: string }; content: { symbol: string; kind: string }; span: [number, number]; score: number; location: Loc; folder: string }>;
+  matches: Array<{ file: { path: string }; content: { symbol: string; kind: string }; span: [number, number]; name_range: { line: number; column: number; end_line: number; end_column: number }; score: number; location: Loc; folder: string }>;
   locations: Loc[];
   summary: string;
   total_results: number;
@@ -111,17 +111,21 @@ describe('LSP server (stdio, real process)', function () {
     assert.ok(indexing, 'an indexing notification came first');
   });
 
-  it('codeSearch/find: an identifier → its defining chunk first, with a Location from the span', async () => {
+  it('codeSearch/find: an identifier → its defining chunk first, with a Location on its name (issue 18)', async () => {
     const res = await client.conn.sendRequest<FindResult>('codeSearch/find', { query: 'OrderSummaryPanel', limit: 5 });
     assert.ok(res.matches.length > 0, res.summary);
     const top = res.matches[0];
     assert.equal(top.file.path, 'web/ui/OrderSummary.tsx');
     assert.equal(top.content.symbol.split(/[.:#]/).pop(), 'OrderSummaryPanel');
     assert.equal(top.location.uri, pathToFileURL(join(root, 'web/ui/OrderSummary.tsx')).href);
-    assert.equal(top.location.range.start.line, top.span[0] - 1);
-    assert.equal(top.location.range.end.line, top.span[1] - 1);
     const lines = readFileSync(join(root, 'web/ui/OrderSummary.tsx'), 'utf8').split('\n');
-    assert.match(lines.slice(top.location.range.start.line, top.location.range.end.line + 1).join('\n'), /function OrderSummaryPanel/);
+    const { start, end } = top.location.range;
+    // the range is the identifier (0-based), inside the unit's lines; name_range says the same 1-based
+    assert.equal(start.line, end.line);
+    assert.equal(lines[start.line].slice(start.character, end.character), 'OrderSummaryPanel');
+    assert.match(lines[start.line], /function OrderSummaryPanel/);
+    assert.ok(top.span[0] - 1 <= start.line && start.line <= top.span[1] - 1);
+    assert.deepEqual(top.name_range, { line: start.line + 1, column: start.character + 1, end_line: end.line + 1, end_column: end.character + 1 });
     assert.deepEqual(res.locations[0], top.location);
     assert.equal(res.total_results, res.matches.length);
   });
@@ -158,9 +162,11 @@ describe('LSP server (stdio, real process)', function () {
     assert.equal(exact[0].name, 'OrderSummaryPanel');
     assert.equal(exact[0].kind, 12 /* Function */);
     assert.equal(exact[0].location.uri, pathToFileURL(join(root, 'web/ui/OrderSummary.tsx')).href);
-    // The chunk starts at the doc comment (line 29, 0-based 28) and includes the declaration (0-based 29).
-    assert.equal(exact[0].location.range.start.line, 28);
-    assert.ok(exact[0].location.range.end.line > 29);
+    // The chunk starts at the doc comment (line 29, 0-based 28); the symbol's location is its name on the declaration line.
+    const panel = readFileSync(join(root, 'web/ui/OrderSummary.tsx'), 'utf8').split('\n');
+    const r = exact[0].location.range;
+    assert.equal(r.start.line, 29);
+    assert.equal(panel[29].slice(r.start.character, r.end.character), 'OrderSummaryPanel');
 
     const prefix = await client.conn.sendRequest<SymbolInfo[]>('workspace/symbol', { query: 'OrderSum' });
     assert.ok(prefix.some((s) => s.name === 'OrderSummaryPanel'), prefix.map((s) => s.name).join(', '));
@@ -215,8 +221,10 @@ describe('LSP server (stdio, real process)', function () {
     assert.equal(res.matches[0].file.path, rel);
     const line = edited.split('\n').findIndex((l) => l.includes('unsavedBufferOnlyFn'));
     const range = res.matches[0].location.range;
-    assert.ok(range.start.line <= line && line <= range.end.line, `line ${line} in ${JSON.stringify(range)}`);
-    assert.match(edited.split('\n')[range.start.line], /Sends the weekly digest/);
+    assert.equal(range.start.line, line, `line ${line}: ${JSON.stringify(range)}`);
+    assert.equal(edited.split('\n')[line].slice(range.start.character, range.end.character), 'unsavedBufferOnlyFn');
+    const span = res.matches[0].span;
+    assert.match(edited.split('\n')[span[0] - 1], /Sends the weekly digest/, 'the unit still starts at its doc comment');
 
     await client.conn.sendNotification('textDocument/didClose', { textDocument: { uri } });
     await eventually(async () => {

@@ -178,6 +178,6 @@ describe('MCP over stdio with the MCP Inspector CLI as the client (built server)
     assert.equal(top.relevance_score, 1);
     assert.ok(top.content.content.includes('fn summarize_fulfilment'), top.content.content);
     // The readable rendering puts the same match first.
-    assert.match(text, /## 1\. engine\/order_ledger\.rs:\d+-\d+ summarize_fulfilment \(\w+\) relevance 1\.00/);
+    assert.match(text, /## 1\. engine\/order_ledger\.rs:\d+:\d+ summarize_fulfilment \(\w+, lines \d+-\d+\) relevance 1\.00/);
   });
 });

@@ -4,7 +4,7 @@
  * the server exits when the client closes.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -19,6 +19,7 @@ interface Match {
   file: { path: string; language: string };
   content: { chunk_id: string; content: string; symbol: string; kind: string; token_count: number; line_range: [number, number] };
   span: [number, number];
+  name_range: { line: number; column: number; end_line: number; end_column: number };
   relevance_score: number;
   match_type: string;
   related_symbols: string[];
@@ -137,9 +138,14 @@ describe('MCP over stdio (real SDK client, real server process)', function () {
     assert.ok(res.execution_time_ms >= 0);
     assert.ok(res.search_strategy.length > 0);
     assert.deepEqual(res.languages_found, [...new Set(res.matches.map((m) => m.file.language))].sort());
-    // The readable rendering: summary, then "path:start-end symbol (kind) relevance" and the code.
+    // name_range: the identifier, inside the span (issue 18)
+    const source = readFileSync(join(root, top.file.path), 'utf8').split('\n');
+    const nr = top.name_range;
+    assert.ok(top.span[0] <= nr.line && nr.line <= top.span[1], JSON.stringify({ span: top.span, nr }));
+    assert.equal(source[nr.line - 1].slice(nr.column - 1, nr.end_column - 1), top.content.symbol.split('.').pop());
+    // The readable rendering: summary, then "path:line:col symbol (kind, lines start-end) relevance" and the code.
     const text = (r.content[0] as { text: string }).text;
-    assert.match(text, /web\/src\/catalog\.ts:\d+-\d+ InventoryCatalog \(\w+\) relevance 1\.00/);
+    assert.match(text, /web\/src\/catalog\.ts:\d+:\d+ InventoryCatalog \(\w+, lines \d+-\d+\) relevance 1\.00/);
     assert.ok(text.includes('class InventoryCatalog'));
   });
 
@@ -238,11 +244,14 @@ describe('MCP over stdio (real SDK client, real server process)', function () {
 
   it('find_symbol: exact and camel-hump matches with locations', async () => {
     const r = await call('find_symbol', { query: 'OrderSummaryPanel', limit: 5 });
-    const s = r.structuredContent as { symbols: Array<{ name: string; path: string; start_line: number; end_line: number; match: string; kind: string }> };
+    const s = r.structuredContent as { symbols: Array<{ name: string; path: string; start_line: number; end_line: number; name_range: { line: number; column: number; end_column: number }; match: string; kind: string }> };
     assert.equal(s.symbols[0].name, 'OrderSummaryPanel');
     assert.equal(s.symbols[0].match, 'exact');
     assert.equal(s.symbols[0].path, 'web/ui/OrderSummary.tsx');
     assert.ok(s.symbols[0].end_line >= s.symbols[0].start_line);
+    const nr = s.symbols[0].name_range;
+    assert.equal(readFileSync(join(root, 'web/ui/OrderSummary.tsx'), 'utf8').split('\n')[nr.line - 1].slice(nr.column - 1, nr.end_column - 1), 'OrderSummaryPanel');
+    assert.match((r.content[0] as { text: string }).text, /^web\/ui\/OrderSummary\.tsx:\d+:\d+ OrderSummaryPanel /m);
     const camel = (await call('find_symbol', { query: 'OSP' })).structuredContent as typeof s;
     assert.ok(camel.symbols.some((x) => x.name === 'OrderSummaryPanel'));
   });

@@ -16,7 +16,7 @@ function match(over: Partial<CodeMatch> & { path: string; kind: string; symbol: 
   return {
     file: { path, language: 'python' },
     content: { chunk_id: symbol, content: `def ${symbol}():\n    pass\n`, line_range: [45, 67], language: 'python', kind, symbol, semantic_class: 'DEFINITION_CALLABLE', doc: '', signature: '', token_count: 9 },
-    span: [45, 67], relevance_score: 0.856, score: 12.3, match_type: 'SYNTACTIC', related_symbols: [], explanation: [],
+    span: [45, 67], name_range: { line: 45, column: 5, end_line: 45, end_column: 5 + symbol.length }, relevance_score: 0.856, score: 12.3, match_type: 'SYNTACTIC', related_symbols: [], explanation: [],
     ...rest,
   };
 }
@@ -44,6 +44,7 @@ const untracked = match({ path: 'scratch/draft.py', kind: 'method', symbol: 'Dra
 const unavailable = match({ path: 'lib/broken.py', kind: 'class', symbol: 'Broken', relevance_score: 0.6, git: { status: 'unavailable', commits: null, last_modified: null } });
 const knowledge = match({
   path: 'logs/conversations/2025/12/oauth-impl-2025-12-15.md', kind: 'section', symbol: 'conv-oauth-impl-2025-12-15-phase3', relevance_score: 0.654,
+  name_range: { line: 10, column: 4, end_line: 10, end_column: 27 },
   content: { chunk_id: 'k', content: '## Phase 3: Implementation\nRegister the app.', line_range: [10, 14], language: 'markdown', kind: 'section', symbol: 'conv-oauth-impl-2025-12-15-phase3', semantic_class: 'DOCUMENTATION_STRUCTURED', doc: '', signature: '## Phase 3: Implementation', token_count: 8, metadata: { conversation_date: '2025-12-15', phase_number: 3, phase_name: 'Implementation' } },
 });
 const reasoning = match({
@@ -70,7 +71,7 @@ describe('search result display (seed 003 UT-DISPLAY-01..10)', () => {
 
   it('UT-DISPLAY-02: a tracked file shows its commit count and a relative time', () => {
     const row = cells(rowsOf(formatSearchTable(response([tracked]), 'auth', {}, plain)).rows[0]);
-    assert.deepEqual(row, ['aurora/auth_manager.py', 'function', 'authenticate_user', '45-67', '0.856', '23', '2 days ago']);
+    assert.deepEqual(row, ['aurora/auth_manager.py:45:5', 'function', 'authenticate_user', '45-67', '0.856', '23', '2 days ago']);
   });
 
   it('UT-DISPLAY-03/04: untracked and unavailable in both git columns', () => {
@@ -83,7 +84,7 @@ describe('search result display (seed 003 UT-DISPLAY-01..10)', () => {
     const out = formatSearchTable(response([tracked]), 'auth', { legacy: true }, plain);
     const { head, rows } = rowsOf(out);
     assert.deepEqual(cells(head), ['File', 'Type', 'Name', 'Lines', 'Score']);
-    assert.deepEqual(cells(rows[0]), ['aurora/auth_manager.py', 'function', 'authenticate_user', '45-67', '0.856']);
+    assert.deepEqual(cells(rows[0]), ['aurora/auth_manager.py:45:5', 'function', 'authenticate_user', '45-67', '0.856']);
   });
 
   it('UT-DISPLAY-06/07: --show-scores draws boxes with the FR-6 explanations, sized 80..120 columns', () => {
@@ -111,7 +112,7 @@ describe('search result display (seed 003 UT-DISPLAY-01..10)', () => {
 
   it('UT-DISPLAY-08/09: knowledge rows show know, no lines and the conversation date; reasoning rows reas and the creation date', () => {
     const { rows } = rowsOf(formatSearchTable(response([knowledge, reasoning]), 'oauth', {}, plain));
-    assert.deepEqual(cells(rows[0]), ['logs/conversations/2025/12/oauth-impl-2025-12-15.md', 'know', 'Phase 3: Implementation', '-', '0.654', '-', '2025-12-15']);
+    assert.deepEqual(cells(rows[0]), ['logs/conversations/2025/12/oauth-impl-2025-12-15.md:10:4', 'know', 'Phase 3: Implementation', '-', '0.654', '-', '2025-12-15']);
     assert.deepEqual(cells(rows[1]), ['auth-pattern', 'reas', 'Auth Flow first.', '-', '0.621', '-', '2025-12-20']);
   });
 
