@@ -167,6 +167,7 @@ export class Engine {
     const problems: string[] = [];
     const store = await openChunkStore(quarryDir, problems);
     const { lexical, lexicalReset } = await openLexical(quarryDir, store, problems);
+    await checkStoreAgainstLexical(quarryDir, store, lexical, problems);
     checkStateFile(quarryDir, problems);
     const engine = new Engine(root, quarryDir, config, store, lexical);
     engine.problems = problems;
@@ -753,6 +754,20 @@ async function openLexical(quarryDir: string, store: ChunkStore, problems: strin
       return { lexical: LexicalIndex.open(join(dir, '.unavailable'), LEXICAL_ANALYZER), lexicalReset: false };
     }
   }
+}
+
+/**
+ * A chunk store that is empty (deleted, or reset) while the lexical index still holds documents would answer every
+ * search with nothing: report it (`quarry index` rebuilds both). Not while another process is writing the index: a
+ * full rebuild empties the store before the lexical index catches up.
+ */
+async function checkStoreAgainstLexical(quarryDir: string, store: ChunkStore, lexical: LexicalIndex, problems: string[]): Promise<void> {
+  if (lexical.documentCount === 0 || readLock(quarryDir)) return;
+  const chunks = await store.counts().then((c) => c.chunks, () => -1);
+  if (chunks !== 0) return;
+  problems.push(
+    `the chunk store (${join(quarryDir, 'lancedb')}) is empty while the lexical index holds ${lexical.documentCount} documents, so searches cannot show them — run \`quarry index\` to rebuild the index`,
+  );
 }
 
 /** A state.json that cannot be read is reported (an index run rewrites it). */

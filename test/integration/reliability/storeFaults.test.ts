@@ -114,6 +114,19 @@ describe('reliability: store faults are reported, not "repaired" by deleting the
     assert.equal(after.health.status, 'healthy');
   });
 
+  it('the whole LanceDB folder gone while the lexical index has documents: the answer and status say so, index heals', () => {
+    rmSync(join(q, 'lancedb'), { recursive: true, force: true });
+    const s = searchJson(root, 'parseConfig2');
+    assert.equal(s.run.status, 0);
+    assert.ok(s.warnings.some((w) => /chunk store .* is empty while the lexical index holds 6 documents/.test(w)), s.warnings.join('\n'));
+    const st = JSON.parse(cli(['status', '-p', root, '--json']).stdout);
+    assert.equal(st.health.status, 'degraded');
+    assert.equal(cli(['index', '-p', root, '-q']).status, 0);
+    const healed = searchJson(root, 'parseConfig2');
+    assert.equal(healed.paths[0], 'src/config2.ts');
+    assert.deepEqual(healed.warnings, []);
+  });
+
   it('the chunk table\'s _versions gone (proven damage): the store is reset and rebuilt, and the user is told', () => {
     rmSync(join(q, 'lancedb', 'chunks.lance', '_versions'), { recursive: true, force: true });
     const s = searchJson(root, 'parseConfig0');
