@@ -76,5 +76,16 @@ export async function runPipeline(ctx: StageContext, candidates: Candidate[], di
     if (disabled.has(stage.name)) continue;
     out = await stage.apply(ctx, out);
   }
-  return out.sort(compareCandidates);
+  out.sort(compareCandidates);
+  // explanations end with the final order, which is what the user sees (earlier lines speak of stage-local ranks)
+  const grouped = out.some((c) => (c.group ?? 0) !== 0);
+  out.forEach((c, i) => c.explanation.push(`final #${i + 1}: score ${Math.round(c.score * 1000) / 1000}${grouped ? `, group ${c.group ?? 0} (${groupName(c.group ?? 0)})` : ''}`));
+  return out;
+}
+
+/** The contract partitions' groups in words (see Candidate.group). */
+function groupName(group: number): string {
+  const phrase = group >= 10 ? 'missing a quoted phrase' : '';
+  const impl = group % 10 >= 1 ? 'not an implementation' : '';
+  return [phrase, impl].filter(Boolean).join(', ') || 'first';
 }
