@@ -76,6 +76,12 @@ export interface IndexSummary {
   totalChunks: number;
   /** The Go implicit-conformance pass, when the run changed Go files (see goImplicit.ts). */
   goImplicit?: GoImplicitSummary;
+  /**
+   * Where the run's time went (ms, wall): discovery and change detection; reading and chunking files; chunk store
+   * writes (LanceDB); the lexical index (documents, segment commits); file records; the end (Go conformances,
+   * store maintenance, counts).
+   */
+  phaseMs?: { discover: number; chunk: number; store: number; lexical: number; records: number; finalize: number };
 }
 
 export interface IndexOptions {
@@ -115,6 +121,14 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   const progress: IndexProgress = { phase: 'discovering', filesDiscovered: 0, filesToProcess: 0, filesProcessed: 0, chunksCreated: 0 };
   const report = () => options.onProgress?.({ ...progress });
   report();
+  const phaseMs = { discover: 0, chunk: 0, store: 0, lexical: 0, records: 0, finalize: 0 };
+  let mark = Date.now();
+  /** Adds the time since the last lap to `phase`. */
+  const lap = (phase: keyof typeof phaseMs) => {
+    const now = Date.now();
+    phaseMs[phase] += now - mark;
+    mark = now;
+  };
 
   if (options.full) {
     await store.clear();
@@ -161,6 +175,10 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   }
 
   const records = await store.fileRecords();
+  // An empty store (a first index, a full rebuild): paths written for the first time this run have no rows to
+  // delete, so their batches skip the chunk store's deletes (a scan of the growing table per batch).
+  const storeWasEmpty = records.size === 0 && (await store.counts()).chunks === 0;
+  const written = new Set<string>();
   const discovered = new Set(found.files.map((f) => f.path));
   const scope = options.paths ? new Set(options.paths) : undefined;
   const removed = [...records.keys()].filter((p) => !discovered.has(p) && (!scope || scope.has(p)));
@@ -182,6 +200,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   progress.phase = 'indexing';
   progress.filesToProcess = candidates.length;
   report();
+  lap('discover');
 
   // 100 files per committed batch: seed 002 FR-034 checkpoints every 100 files.
   const batchSize = options.batchSize ?? 100;
@@ -190,6 +209,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     const fileRecords: FileRecord[] = [];
     const replaced: string[] = [];
     const touchOnly: FileRecord[] = [];
+    lap('finalize');
     for (const file of batch) {
       options.checkpoint?.tick();
       progress.currentFile = file.path;
@@ -211,14 +231,19 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
       progress.filesProcessed++;
       progress.chunksCreated += outcome.kind === 'indexed' ? outcome.chunks.length : 0;
     }
+    lap('chunk');
     if (replaced.length) {
-      await store.replacePaths(replaced, chunks);
+      await store.replacePaths(storeWasEmpty ? replaced.filter((p) => written.has(p)) : replaced, chunks);
+      for (const p of replaced) written.add(p);
+      lap('store');
       summary.chunksRemoved += lexical.removePaths(replaced);
       lexical.add(chunks.map(lexicalDocForChunk));
       await lexical.commit();
+      lap('lexical');
       options.onReplaced?.(replaced);
     }
     await store.putFiles([...fileRecords, ...touchOnly]);
+    lap('records');
     summary.chunksCreated += chunks.length;
     options.checkpoint?.batch(batch.map((f) => f.path), chunks.length, []);
     report();
@@ -237,6 +262,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     }
   }
 
+  lap('finalize');
   progress.phase = 'finalizing';
   progress.currentFile = undefined;
   report();
@@ -259,6 +285,8 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   const counts = await store.counts();
   summary.totalFiles = counts.files;
   summary.totalChunks = counts.chunks;
+  lap('finalize');
+  summary.phaseMs = phaseMs;
   summary.durationMs = Date.now() - started;
   return summary;
 }
