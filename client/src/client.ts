@@ -24,6 +24,29 @@ import {
   StatusResult,
 } from './types';
 import { initializationOptions } from './settings';
+import { createServer } from 'node:net';
+
+/**
+ * The ports the language server's MCP endpoint (first folder) is served on: the first free one. The package.json
+ * contributes `remote.portsAttributes` for this range with `onAutoForward: ignore`, so that code-server and remote
+ * windows do not auto-forward it (a regular expression on the process command line was not applied by code-server
+ * 4.139; a port range is). Keep the two in sync.
+ */
+export const MCP_PORT_RANGE: readonly [number, number] = [47631, 47640];
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((res) => {
+    const srv = createServer();
+    srv.once('error', () => res(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => res(true)));
+  });
+}
+
+/** The first free port of MCP_PORT_RANGE, or 0 (any port) when all are taken. */
+export async function pickMcpPort(): Promise<number> {
+  for (let p = MCP_PORT_RANGE[0]; p <= MCP_PORT_RANGE[1]; p++) if (await portFree(p)) return p;
+  return 0;
+}
 
 export class QuarryClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -74,11 +97,16 @@ export class QuarryClient implements vscode.Disposable {
     const serverOptions: ServerOptions = { run, debug: run };
     const watcher = vscode.workspace.createFileSystemWatcher('**/*');
     this.context.subscriptions.push(watcher);
+    let mcpPort = 0;
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }],
       synchronize: { fileEvents: watcher },
       outputChannel: this.output,
-      initializationOptions: initializationOptions(this.lexicalOnlyReason !== undefined),
+      // A function: evaluated when the server is initialized, after the port was picked below.
+      initializationOptions: () => {
+        const o = initializationOptions(this.lexicalOnlyReason !== undefined);
+        return mcpPort && o.mcp?.http !== false ? { ...o, mcp: { ...o.mcp, port: mcpPort } } : o;
+      },
       errorHandler: {
         error: () => ({ action: ErrorAction.Continue }),
         closed: () => this.onServerClosed(),
@@ -99,6 +127,7 @@ export class QuarryClient implements vscode.Disposable {
     });
     this.client = client;
     this.starting = (async () => {
+      mcpPort = await pickMcpPort();
       await client.start();
       client.onNotification(STATUS_CHANGED_NOTIFICATION, (p: StatusChangedParams) => {
         this.lastStatus.set(p.folder, p);

@@ -677,6 +677,8 @@ const uiTests: UiTest[] = [
       await page.locator('.statusbar-item', { hasText: /Quarry/ }).first().click({ timeout: 5000 });
       const title = page.locator(`${QUICK_INPUT} .quick-input-title`, { hasText: 'Quarry: Index Status' }).first();
       expect(await title.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false), 'a QuickPick titled "Quarry: Index Status" opens');
+      // It opens at once (busy) and fills in when the server answers.
+      await quickRows(page).filter({ hasText: /files · \d+ chunks/ }).first().waitFor({ state: 'visible', timeout: 10_000 }).catch(() => undefined);
       const rows = await rowTexts(page, 3);
       expect(/ready · searchable/.test(rows[0] ?? '') && /\d+ files · \d+ chunks/.test(rows[0] ?? ''), `the folder is ready and searchable, with counts (${JSON.stringify(rows)})`);
       await sleep(300);
@@ -711,6 +713,9 @@ const uiTests: UiTest[] = [
     name: 'the MCP HTTP port of the language server is not auto-forwarded (Ports view)',
     async fn(page) {
       expect(mcpPort, 'the index status named the MCP endpoint (http://127.0.0.1:PORT/mcp)');
+      // The client serves MCP on the first free port of 47631-47640, which package.json's remote.portsAttributes marks
+      // onAutoForward: ignore (code-server did not apply a command-line regular expression there; a range it does).
+      expect(mcpPort! >= 47631 && mcpPort! <= 47640, `the MCP port ${mcpPort} is in Quarry's range 47631-47640`);
       await runCommand(page, 'Ports: Focus on Ports View');
       await sleep(1500);
       const view = page.locator('.pane-body', { hasText: /Forward a Port|Port|No forwarded ports/i }).first();
