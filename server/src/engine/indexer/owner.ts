@@ -20,6 +20,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { acquireIndexLock, IndexLockedError, pidAlive, readLock } from './lock';
+import { environmentCause } from '../store/storeErrors';
 
 export type OwnerKind = 'lsp' | 'serve' | 'mcp';
 
@@ -187,6 +188,22 @@ export class IndexOwnership {
   }
 
   /**
+   * `take()`, or stay a reader when the record cannot be written (a read-only or full disk: such a process cannot
+   * index either, but it can still serve the index as it is).
+   */
+  private tryTake(): boolean {
+    try {
+      this.take();
+      return true;
+    } catch (e) {
+      if (!environmentCause(e)) throw e;
+      this.isOwner = false;
+      this.seen = undefined;
+      return false;
+    }
+  }
+
+  /**
    * Decides ownership now: keep ours; respect a live owner of equal or higher rank; take over from a live owner of
    * lower rank; otherwise claim under the index lock (waiting up to `lockWaitMs` for it). Returns whether we own it.
    */
@@ -200,8 +217,7 @@ export class IndexOwnership {
     if (rec?.alive) {
       if (OWNER_RANK[this.options.kind] > OWNER_RANK[rec.kind]) {
         // Outranked owner: take the record; it steps down on its next poll and the lock serializes the writes.
-        this.take();
-        return true;
+        return this.tryTake();
       }
       this.isOwner = false;
       this.seen = rec;
@@ -215,7 +231,13 @@ export class IndexOwnership {
         release = acquireIndexLock(this.quarryDir);
         break;
       } catch (e) {
-        if (!(e instanceof IndexLockedError)) throw e;
+        if (!(e instanceof IndexLockedError)) {
+          if (!environmentCause(e)) throw e;
+          // A read-only or full disk: no lock, no claim — serve the index as it is.
+          this.isOwner = false;
+          this.seen = undefined;
+          return false;
+        }
         const now = readOwner(this.quarryDir);
         if (now?.alive && !this.isSelf(now)) return this.decide(0); // someone claimed meanwhile
         if (Date.now() >= deadline || this.closed) {
@@ -234,8 +256,7 @@ export class IndexOwnership {
         this.seen = again;
         return false;
       }
-      this.take();
-      return true;
+      return this.tryTake();
     } finally {
       release();
     }
