@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, openSync, writeSync, closeSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir, removeDir } from '../../support/workspace';
+import { spawn } from 'node:child_process';
+import { CLI, tempDir, removeDir } from '../../support/workspace';
 import { cli, listing, mountTmpfs, remount, searchJson, unmount, writeSmallProject } from '../../support/reliability';
 
 /** Fills the file system holding `dir` to the last byte. */
@@ -115,6 +116,30 @@ describe('reliability: disk full and read-only index (issue 20)', function () {
       assert.match(ix.stderr, /Read-only file system while .*to build or update it make the file system writable/);
       assert.doesNotMatch(ix.stderr, /rmdir|damaged/);
       assert.deepEqual(listing(q), before);
+    } finally {
+      remount(mnt, 'rw');
+    }
+  });
+
+  it('read-only file system: quarry mcp (which would own the index) serves find_code from it as a reader', async () => {
+    remount(mnt, 'ro');
+    try {
+      const child = spawn(process.execPath, [CLI, 'mcp', '-p', root], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, QUARRY_LOG_LEVEL: 'silent' } });
+      let out = '';
+      let err = '';
+      child.stdout!.on('data', (d) => (out += d));
+      child.stderr!.on('data', (d) => (err += d));
+      const send = (m: unknown) => child.stdin!.write(JSON.stringify(m) + '\n');
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'find_code', arguments: { query: 'parseConfig4' } } });
+      const t0 = Date.now();
+      while (!/"id":2/.test(out) && Date.now() - t0 < 60_000 && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+      child.stdin!.end();
+      await new Promise((r) => child.once('exit', r));
+      const reply = out.split('\n').find((l) => l.includes('"id":2'));
+      assert.ok(reply, `no find_code answer; stderr: ${err}`);
+      assert.match(reply!, /src\/config4\.ts/);
     } finally {
       remount(mnt, 'rw');
     }
