@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Engine } from '../../../server/src/engine/engine';
 import type { CodeMatch } from '../../../server/src/engine/api/results';
 import { copyFixture, removeDir } from '../../support/workspace';
+import { RANKING_CONFIGURATIONS } from '../../support/configurations';
 
 /**
  * "What implements X" for Go, where interfaces are satisfied implicitly (method sets), through the real engine on
@@ -21,89 +22,91 @@ const rankOf = (ms: CodeMatch[], symbol: string, kind?: string) => ms.findIndex(
 /** Types the search says implement the target (the implementation boost, from a declared or an indexed conformance). */
 const implementers = (ms: CodeMatch[]) => ms.filter((m) => m.explanation.some((l) => IMPLEMENTATION.test(l))).map((m) => m.content.symbol).sort();
 
-describe('Go implicit interfaces: "what implements X" through the engine', function () {
-  this.timeout(120_000);
-  let root: string;
-  let engine: Engine;
-  before(async () => {
-    root = copyFixture('go-implicit');
-    engine = await Engine.open(root, { embedding: null, reranker: null });
-    const summary = await engine.index();
-    assert.ok(summary.goImplicit, 'the pass ran');
-    // stream: 7 (Reader, Sizer, SizedReader); codec: Pump and Relay → Sink, Pump → Flusher, Console → Logger,
-    // Cache and Box → Getter
-    assert.equal(summary.goImplicit!.rows, 13, JSON.stringify(summary.goImplicit));
-  });
-  after(async () => {
-    await engine?.close();
-    removeDir(root);
-  });
+for (const cfg of RANKING_CONFIGURATIONS) {
+  describe(`Go implicit interfaces: "what implements X" through the engine (${cfg.label})`, function () {
+    this.timeout(120_000);
+    let root: string;
+    let engine: Engine;
+    before(async () => {
+      root = copyFixture('go-implicit');
+      engine = await Engine.open(root, cfg.open);
+      const summary = await engine.index();
+      assert.ok(summary.goImplicit, 'the pass ran');
+      // stream: 7 (Reader, Sizer, SizedReader); codec: Pump and Relay → Sink, Pump → Flusher, Console → Logger,
+      // Cache and Box → Getter
+      assert.equal(summary.goImplicit!.rows, 13, JSON.stringify(summary.goImplicit));
+    });
+    after(async () => {
+      await engine?.close();
+      removeDir(root);
+    });
 
-  it('"what implements Reader": the implementing structs first, the interface in the top 3, the partial type not at all', async () => {
-    const ms = (await engine.search('what implements Reader', { limit: 20 })).matches;
-    const top = list(ms);
-    assert.equal(ms[0].content.kind, 'struct', `an implementing struct ranks first:\n${top}`);
-    for (const s of ['FileSource', 'MemorySource', 'CountingSource']) {
-      const i = rankOf(ms, s, 'struct');
-      assert.ok(i >= 0 && i < 5, `${s} should be in the top 5 (rank ${i + 1}):\n${top}`);
-    }
-    const def = rankOf(ms, 'Reader', 'interface');
-    assert.ok(def >= 0 && def < 3, `the Reader interface should be in the top 3 (rank ${def + 1}):\n${top}`);
-    assert.deepEqual(implementers(ms), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
-    assert.ok(!ms.some((m) => m.content.symbol === 'PartialSource' && m.explanation.some((l) => IMPLEMENTATION.test(l))), top);
-    assert.ok(!implementers(ms).includes('StringSource'), `Read() string is not Read(p []byte) (n int, err error):\n${top}`);
-    // implementers rank above the method chunks that make them implementers
-    const worstImplementer = Math.max(...['FileSource', 'MemorySource', 'CountingSource'].map((s) => rankOf(ms, s, 'struct')));
-    for (const [i, m] of ms.entries()) if (m.content.kind === 'method') assert.ok(i > worstImplementer, `${label(m)} above an implementer:\n${top}`);
-    // the explanation says how the conformance was found
-    const mem = ms[rankOf(ms, 'MemorySource', 'struct')];
-    assert.ok(mem.explanation.some((l) => l.startsWith('conformance index: MemorySource satisfies as a pointer')), mem.explanation.join('\n'));
-    const file = ms[rankOf(ms, 'FileSource', 'struct')];
-    assert.ok(file.explanation.some((l) => l.startsWith('conformance index: FileSource satisfies (its method set')), file.explanation.join('\n'));
-  });
+    it('"what implements Reader": the implementing structs first, the interface in the top 3, the partial type not at all', async () => {
+      const ms = (await engine.search('what implements Reader', { limit: 20 })).matches;
+      const top = list(ms);
+      assert.equal(ms[0].content.kind, 'struct', `an implementing struct ranks first:\n${top}`);
+      for (const s of ['FileSource', 'MemorySource', 'CountingSource']) {
+        const i = rankOf(ms, s, 'struct');
+        assert.ok(i >= 0 && i < 5, `${s} should be in the top 5 (rank ${i + 1}):\n${top}`);
+      }
+      const def = rankOf(ms, 'Reader', 'interface');
+      assert.ok(def >= 0 && def < 3, `the Reader interface should be in the top 3 (rank ${def + 1}):\n${top}`);
+      assert.deepEqual(implementers(ms), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
+      assert.ok(!ms.some((m) => m.content.symbol === 'PartialSource' && m.explanation.some((l) => IMPLEMENTATION.test(l))), top);
+      assert.ok(!implementers(ms).includes('StringSource'), `Read() string is not Read(p []byte) (n int, err error):\n${top}`);
+      // implementers rank above the method chunks that make them implementers
+      const worstImplementer = Math.max(...['FileSource', 'MemorySource', 'CountingSource'].map((s) => rankOf(ms, s, 'struct')));
+      for (const [i, m] of ms.entries()) if (m.content.kind === 'method') assert.ok(i > worstImplementer, `${label(m)} above an implementer:\n${top}`);
+      // the explanation says how the conformance was found
+      const mem = ms[rankOf(ms, 'MemorySource', 'struct')];
+      assert.ok(mem.explanation.some((l) => l.startsWith('conformance index: MemorySource satisfies as a pointer')), mem.explanation.join('\n'));
+      const file = ms[rankOf(ms, 'FileSource', 'struct')];
+      assert.ok(file.explanation.some((l) => l.startsWith('conformance index: FileSource satisfies (its method set')), file.explanation.join('\n'));
+    });
 
-  it('embedded interfaces and promoted methods: SizedReader (Reader + Sizer) is implemented by MemorySource and CountingSource only', async () => {
-    const ms = (await engine.search('what implements SizedReader', { limit: 20 })).matches;
-    assert.deepEqual(implementers(ms), ['CountingSource', 'MemorySource'], list(ms));
-    assert.ok(rankOf(ms, 'SizedReader', 'interface') < 3, list(ms));
-    const sizer = (await engine.search('implementations of Sizer', { limit: 20 })).matches;
-    assert.deepEqual(implementers(sizer), ['CountingSource', 'MemorySource', 'SizedReader'], list(sizer));
-  });
+    it('embedded interfaces and promoted methods: SizedReader (Reader + Sizer) is implemented by MemorySource and CountingSource only', async () => {
+      const ms = (await engine.search('what implements SizedReader', { limit: 20 })).matches;
+      assert.deepEqual(implementers(ms), ['CountingSource', 'MemorySource'], list(ms));
+      assert.ok(rankOf(ms, 'SizedReader', 'interface') < 3, list(ms));
+      const sizer = (await engine.search('implementations of Sizer', { limit: 20 })).matches;
+      assert.deepEqual(implementers(sizer), ['CountingSource', 'MemorySource', 'SizedReader'], list(sizer));
+    });
 
-  it('signatures: a method with the right name and the wrong signature does not implement (Read() string)', async () => {
-    const ms = (await engine.search('what implements Reader', { limit: 30 })).matches;
-    assert.ok(ms.some((m) => m.content.symbol === 'StringSource'), `StringSource is among the results (by name):\n${list(ms)}`);
-    assert.ok(!implementers(ms).includes('StringSource'), list(ms));
-  });
+    it('signatures: a method with the right name and the wrong signature does not implement (Read() string)', async () => {
+      const ms = (await engine.search('what implements Reader', { limit: 30 })).matches;
+      assert.ok(ms.some((m) => m.content.symbol === 'StringSource'), `StringSource is among the results (by name):\n${list(ms)}`);
+      assert.ok(!implementers(ms).includes('StringSource'), list(ms));
+    });
 
-  it('signatures across packages: unqualified Chunk in stream = stream.Chunk elsewhere (aliased too), not codec.Chunk', async () => {
-    const ms = (await engine.search('what implements Sink', { limit: 30 })).matches;
-    // Pump: pointer receivers; Relay: `st.Chunk` through an import alias; Flusher: declared (embeds stream.Sink)
-    assert.deepEqual(implementers(ms), ['Flusher', 'Pump', 'Relay'], list(ms));
-    const pump = ms[rankOf(ms, 'Pump', 'struct')];
-    assert.ok(pump.explanation.some((l) => l.startsWith('conformance index: Pump satisfies as a pointer')), pump.explanation.join('\n'));
-    // an interface embedded from another package brings its signatures along
-    assert.deepEqual(implementers((await engine.search('what implements Flusher', { limit: 30 })).matches), ['Pump']);
-  });
+    it('signatures across packages: unqualified Chunk in stream = stream.Chunk elsewhere (aliased too), not codec.Chunk', async () => {
+      const ms = (await engine.search('what implements Sink', { limit: 30 })).matches;
+      // Pump: pointer receivers; Relay: `st.Chunk` through an import alias; Flusher: declared (embeds stream.Sink)
+      assert.deepEqual(implementers(ms), ['Flusher', 'Pump', 'Relay'], list(ms));
+      const pump = ms[rankOf(ms, 'Pump', 'struct')];
+      assert.ok(pump.explanation.some((l) => l.startsWith('conformance index: Pump satisfies as a pointer')), pump.explanation.join('\n'));
+      // an interface embedded from another package brings its signatures along
+      assert.deepEqual(implementers((await engine.search('what implements Flusher', { limit: 30 })).matches), ['Pump']);
+    });
 
-  it('signatures: ...interface{} satisfies ...any, a slice parameter does not satisfy a variadic one', async () => {
-    const ms = (await engine.search('what implements Logger', { limit: 30 })).matches;
-    assert.deepEqual(implementers(ms), ['Console'], list(ms));
-  });
+    it('signatures: ...interface{} satisfies ...any, a slice parameter does not satisfy a variadic one', async () => {
+      const ms = (await engine.search('what implements Logger', { limit: 30 })).matches;
+      assert.deepEqual(implementers(ms), ['Console'], list(ms));
+    });
 
-  it('a generic interface: its type parameter matches any type, the rest of the signature still counts', async () => {
-    const ms = (await engine.search('what implements Getter', { limit: 30 })).matches;
-    // Cache: Get(string) (int, bool); Box[T]: Get(string) (T, bool); IndexCache: Get(int) (int, bool) is not one
-    assert.deepEqual(implementers(ms), ['Box', 'Cache'], list(ms));
-  });
+    it('a generic interface: its type parameter matches any type, the rest of the signature still counts', async () => {
+      const ms = (await engine.search('what implements Getter', { limit: 30 })).matches;
+      // Cache: Get(string) (int, bool); Box[T]: Get(string) (T, bool); IndexCache: Get(int) (int, bool) is not one
+      assert.deepEqual(implementers(ms), ['Box', 'Cache'], list(ms));
+    });
 
-  it('no implementers for the empty interface or a type-set constraint', async () => {
-    for (const q of ['what implements Any', 'what implements Number']) {
-      const ms = (await engine.search(q, { limit: 20 })).matches;
-      assert.deepEqual(implementers(ms), [], `${q}:\n${list(ms)}`);
-    }
+    it('no implementers for the empty interface or a type-set constraint', async () => {
+      for (const q of ['what implements Any', 'what implements Number']) {
+        const ms = (await engine.search(q, { limit: 20 })).matches;
+        assert.deepEqual(implementers(ms), [], `${q}:\n${list(ms)}`);
+      }
+    });
   });
-});
+}
 
 describe('Go implicit interfaces: incremental re-indexing', function () {
   this.timeout(120_000);

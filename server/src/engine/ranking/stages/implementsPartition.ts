@@ -13,10 +13,14 @@ export const PROTOCOL_KINDS: ReadonlySet<string> = new Set(['protocol', 'interfa
 
 export const lastSegment = (name: string): string => name.split(/\.|::/).pop() ?? name;
 
-/** A declaration that conforms to `name` (lower-case last segment): an answer to "what implements name". */
+/**
+ * A declaration that conforms to `name` (lower-case last segment): an answer to "what implements name". Interfaces,
+ * protocols and traits that extend it (Go's `SizedReader` embedding `Reader`) are refinements, not implementations:
+ * they rank with the other results.
+ */
 export function isImplementation(c: Candidate, name: string): boolean {
   const chunk = c.chunk;
-  if (!chunk || !TYPE_DECLARATION_KINDS.has(chunk.kind)) return false;
+  if (!chunk || !TYPE_DECLARATION_KINDS.has(chunk.kind) || PROTOCOL_KINDS.has(chunk.kind)) return false;
   if (c.conformsTo !== undefined && lastSegment(c.conformsTo).toLowerCase() === name) return true;
   return chunk.conformances.some((x) => lastSegment(x.replace(/<.*$/s, '')).toLowerCase() === name);
 }
