@@ -79,6 +79,23 @@ describe('git history replay (real git)', function () {
     assert.equal(row('gone.py#all').lastModifiedMs, Date.parse(D(7)));
   });
 
+  it("the user's diff and log settings do not change what is parsed", async () => {
+    const settings: Array<[string, string]> = [
+      ['diff.interHunkContext', '5'], ['diff.context', '7'], ['diff.noprefix', 'true'], ['diff.mnemonicPrefix', 'true'],
+      ['color.ui', 'always'], ['log.follow', 'true'], ['diff.relative', 'false'], ['log.decorate', 'full'],
+    ];
+    for (const [k, v] of settings) repo.git('config', k, v);
+    try {
+      const history = await replayHistory(repo.dir, { env: repo.env });
+      assert.deepEqual([...history.unreliable], ['bin.py']);
+      const viaHistory = await computeGitMetadata(repo.dir, files, { env: repo.env, strategy: 'history' });
+      const viaBlame = await computeGitMetadata(repo.dir, files, { env: repo.env, strategy: 'blame' });
+      assert.deepEqual(viaHistory.rows, viaBlame.rows);
+    } finally {
+      for (const [k] of settings) repo.git('config', '--unset', k);
+    }
+  });
+
   it('replays every file in one pass; binary files and line-count mismatches are left to blame', async () => {
     const history = await replayHistory(repo.dir, { env: repo.env });
     assert.ok(history.unreliable.has('bin.py'));

@@ -38,7 +38,7 @@ export interface ReplayOptions extends Pick<GitRunOptions, 'gitPath' | 'env' | '
 /** Options that make `git log` / `git diff` output what the parser reads, whatever the user's configuration. */
 const DIFF_ARGS = [
   '-p', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/', '--relative',
-  '--diff-algorithm=myers',
+  '--diff-algorithm=myers', '--inter-hunk-context=0',
 ];
 const COMMIT_MARK = 0x01;
 
@@ -58,7 +58,7 @@ export async function replayHistory(root: string, options: ReplayOptions = {}): 
   await streamGit(
     root,
     [
-      '-c', 'log.showSignature=false', 'log', '--first-parent', '--diff-merges=first-parent', '--reverse', '--no-decorate',
+      '-c', 'log.showSignature=false', '-c', 'log.follow=false', 'log', '--first-parent', '--diff-merges=first-parent', '--reverse', '--no-decorate',
       '--find-renames', '--format=format:%x01%H %at', ...DIFF_ARGS, 'HEAD', '--', '.',
     ],
     { ...run, onLine },
