@@ -30,6 +30,7 @@ import { traced } from './log';
 import { tally } from './counts';
 import { WriteQueue } from './store/writeQueue';
 import { chunkFile } from './chunking';
+import { CHUNKER_VERSION } from './chunking/version';
 import { createHash } from 'node:crypto';
 import type { EmbeddingProvider, Reranker } from './embedding/types';
 import { createEmbeddingProvider, createReranker } from './embedding/registry';
@@ -481,7 +482,7 @@ export class Engine {
 
   /** Hash of what decides the index's content: discovery and chunking settings and the formats' versions. */
   private settingsHash(): string {
-    const shape = { discovery: this.config.discovery, chunking: this.config.chunking, store: STORE_SCHEMA_VERSION, lexical: LEXICAL_ANALYZER };
+    const shape = { discovery: this.config.discovery, chunking: this.config.chunking, chunker: CHUNKER_VERSION, store: STORE_SCHEMA_VERSION, lexical: LEXICAL_ANALYZER };
     return 'sha256:' + createHash('sha256').update(JSON.stringify(shape)).digest('hex');
   }
 

@@ -312,7 +312,10 @@ export class AstChunker {
     for (const m of members) {
       const from = Math.max(prevEnd, this.src.lineStartOf(m.start));
       if (m.def || m.frozen) {
-        const header = t.slice(from, m.headerEnd).replace(/\s+$/, '');
+        // a member's signature only: its doc comment belongs to its own unit (a class unit that carried every member's
+        // docs would match every question about the class's members and crowd them out)
+        const declStart = m.def ? Math.min(m.headerEnd, Math.max(from, this.src.lineStartOf(m.def.node.startIndex))) : from;
+        const header = t.slice(declStart, m.headerEnd).replace(/\s+$/, '');
         parts.push(m.headerEnd < m.end ? `${header} …` : header);
       } else {
         // keep a trailing `;` / `,` that is not part of the member node

@@ -1,0 +1,8 @@
+/**
+ * The chunker's output format. Change it whenever the units or their text change for the same source (what a unit
+ * covers, what its text includes): the settings hash includes it, so existing indexes are rebuilt instead of mixing
+ * units of two chunkers.
+ *   2: one unit per named declaration (no merged neighbours), name ranges; class units list member signatures
+ *      without the members' doc comments.
+ */
+export const CHUNKER_VERSION = 2;
