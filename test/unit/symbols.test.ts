@@ -6,6 +6,12 @@ const e = (name: string, path = 'a.ts', startLine = 1): SymbolEntry => ({ name, 
   nameRange: { line: startLine + 1, column: 14, endLine: startLine + 1, endColumn: 14 + name.length } });
 
 describe('workspace symbol matching', () => {
+  it('one symbol for the parts of a declaration split over the hard maximum (same path, symbol and name)', () => {
+    const part = (startLine: number) => ({ ...e('hugeFunction'), startLine, endLine: startLine + 99, nameRange: { line: 3, column: 10, endLine: 3, endColumn: 22 } });
+    const hits = matchSymbols([part(1), part(101), part(201), e('hugeFunction', 'b.ts')], 'hugeFunction', 10);
+    assert.deepEqual(hits.map((h) => `${h.path}:${h.startLine}`), ['a.ts:1', 'b.ts:1']);
+  });
+
   it('camel humps: OSP, ordSumPan, osp match OrderSummaryPanel; SOP does not', () => {
     const parts = identifierParts('OrderSummaryPanel');
     for (const q of ['OSP', 'osp', 'ordSumPan', 'OrderSP', 'ordersum']) assert.ok(camelHumpMatch(q, parts), q);

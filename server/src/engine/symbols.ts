@@ -88,5 +88,15 @@ export function matchSymbols(entries: readonly SymbolEntry[], query: string, lim
     if (match) hits.push({ ...e, match, score: RANK[match] + within });
   }
   hits.sort((a, b) => b.score - a.score || a.name.length - b.name.length || a.path.localeCompare(b.path) || a.startLine - b.startLine);
-  return hits.slice(0, limit);
+  // the parts of a declaration split over the hard maximum share its name: one symbol
+  const seen = new Set<string>();
+  const out: SymbolHit[] = [];
+  for (const h of hits) {
+    const key = `${h.path}\u0000${h.symbol}\u0000${h.nameRange.line}:${h.nameRange.column}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(h);
+    if (out.length >= limit) break;
+  }
+  return out;
 }

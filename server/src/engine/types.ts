@@ -106,6 +106,12 @@ export interface Chunk {
    * an index written before it existed — use `nameRangeOf`.
    */
   nameRange?: NameRange;
+  /**
+   * The other names the unit declares, each where it is named: the further names of one declaration (`const a = 1,
+   * b = 2`, a Go `var ( ... )` block) and the members of a container kept whole (a small class's methods). The symbol
+   * table lists them beside the main symbol. Absent when there are none.
+   */
+  symbolRanges?: SymbolRange[];
   /** Byte offsets into the UTF-8 file (end exclusive). */
   startByte: number;
   endByte: number;
@@ -130,6 +136,16 @@ export interface NameRange {
   column: number;
   endLine: number;
   endColumn: number;
+}
+
+/** A name a chunk declares besides its main symbol (see `Chunk.symbolRanges`). */
+export interface SymbolRange {
+  name: string;
+  /** Qualified (`Catalog.findBySku`). */
+  symbol: string;
+  kind: ChunkKind;
+  container: string;
+  range: NameRange;
 }
 
 /** A chunk's name range, or (for a chunk without one) its first line, column 1, as an empty range. */

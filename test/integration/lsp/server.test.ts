@@ -168,6 +168,15 @@ describe('LSP server (stdio, real process)', function () {
     assert.equal(r.start.line, 29);
     assert.equal(panel[29].slice(r.start.character, r.end.character), 'OrderSummaryPanel');
 
+    // a method of a class kept whole (one chunk) is a symbol too, at its own name, inside its class
+    const member = await client.conn.sendRequest<SymbolInfo[]>('workspace/symbol', { query: 'findBySku' });
+    const m = member.find((s) => s.location.uri.endsWith('web/src/catalog.ts'));
+    assert.ok(m, member.map((s) => `${s.name} ${s.location.uri}`).join(', '));
+    assert.equal(m.containerName, 'InventoryCatalog');
+    const catalog = readFileSync(join(root, 'web/src/catalog.ts'), 'utf8').split('\n');
+    assert.equal(catalog[m.location.range.start.line].slice(m.location.range.start.character, m.location.range.end.character), 'findBySku');
+    assert.match(catalog[m.location.range.start.line], /^\s+findBySku\(sku: string\): CatalogProduct \| undefined \{/);
+
     const prefix = await client.conn.sendRequest<SymbolInfo[]>('workspace/symbol', { query: 'OrderSum' });
     assert.ok(prefix.some((s) => s.name === 'OrderSummaryPanel'), prefix.map((s) => s.name).join(', '));
     assert.ok(prefix.slice(0, 3).every((s) => s.name.toLowerCase().startsWith('ordersum')), prefix.map((s) => s.name).join(', '));

@@ -315,6 +315,27 @@ describe('chunking: name ranges (issue 18)', () => {
     assert.deepEqual(intro.nameRange, { line: 1, column: 1, endLine: 1, endColumn: 12 });
   });
 
+  it('further names of one declaration and members of a class kept whole carry their own ranges (symbolRanges)', async () => {
+    const ts = 'export const low = 1, high = 2;\nexport class Small {\n  x = 1;\n  get size() { return 1; }\n  run(): void {}\n}\n';
+    const chunks = await chunk('typescript', 'src/small.ts', ts);
+    const text = (r: { line: number; column: number; endColumn: number }) => ts.split('\n')[r.line - 1].slice(r.column - 1, r.endColumn - 1);
+    const low = chunks.find((c) => c.symbol === 'low')!;
+    assert.deepEqual(low.symbolRanges!.map((x) => [x.symbol, x.kind, x.range.line, text(x.range)]), [['high', 'variable', 1, 'high']]);
+    const small = chunks.find((c) => c.symbol === 'Small')!;
+    assert.deepEqual(small.symbolRanges!.map((x) => [x.symbol, x.kind, x.container, x.range.line, text(x.range)]), [
+      ['Small.size', 'method', 'Small', 4, 'size'],
+      ['Small.run', 'method', 'Small', 5, 'run'],
+    ]);
+    const go = 'package p\n\nconst (\n\tRed = iota\n\tGreen\n)\n';
+    const [block] = await chunk('go', 'p/c.go', go);
+    assert.equal(block.symbol, 'Red');
+    assert.deepEqual(block.symbolRanges!.map((x) => [x.name, x.range.line, x.range.column]), [['Green', 5, 2]]);
+    // a split class lists no members here: they are chunks of their own
+    const members = Array.from({ length: 30 }, (_, i) => `  m${i}(v: number): number { const t = v * ${i} + this.x; return t > 100 ? t - 100 : t; }`).join('\n');
+    const split = await chunk('typescript', 'src/big.ts', `export class Big {\n  x = 1;\n${members}\n}\n`, { targetTokens: 150 });
+    assert.equal(split.find((c) => c.symbol === 'Big')!.symbolRanges, undefined);
+  });
+
   it('small named neighbours are never merged under one name (popNumber / last; two functions in one file)', async () => {
     const code = [
       "import { Observable } from '../Observable';",

@@ -12,7 +12,7 @@ import type { Node, Tree } from 'web-tree-sitter';
 import type { ChunkingConfig } from '../config/schema';
 import { TYPE_DECLARATION_KINDS, type ChunkKind, type SemanticClass } from '../types';
 import { countTokens } from '../tokenize/tokenCount';
-import { CALLABLE_KINDS, collapse, isTestName, isTestPath, splitByLines, type ChunkDraft, type SourceText } from './common';
+import { CALLABLE_KINDS, collapse, isTestName, isTestPath, splitByLines, type ChunkDraft, type DraftSymbol, type SourceText } from './common';
 import { field, named, type DefRule, type LanguageDefinition } from './languages/types';
 
 const MAX_REFERENCES = 200;
@@ -50,6 +50,8 @@ interface DefInfo {
   names: string[];
   /** Member names for a container that stays one chunk. */
   memberNames: string[];
+  /** Where the further names are: secondary declarators, members (with theirs) of a container kept whole. */
+  extras: DraftSymbol[];
 }
 
 interface Piece {
@@ -225,7 +227,12 @@ export class AstChunker {
       conformances: rule.conformances?.(node) ?? [],
       names: unique([name, ...(rule.names?.(node) ?? [])]),
       memberNames: [],
+      extras: [],
     };
+    for (const other of def.names.slice(1)) {
+      const n = this.nameNode(node, { kind, nameNode: () => null }, other, end);
+      if (n) def.extras.push({ name: other, symbol: container ? `${container}.${other}` : other, kind, container, start: n.startIndex, end: n.endIndex });
+    }
     const tokens = this.src.tokensIn(start, end);
     const piece: Piece = { start, end, tokens, nodes, def, headerEnd, isComment: false, isImport: false, isTestCall: false };
 
@@ -240,6 +247,13 @@ export class AstChunker {
         return piece;
       }
       def.memberNames = memberDefs.flatMap((m) => (m.def ? [m.def.name, ...m.def.memberNames] : []));
+      def.extras.push(
+        ...memberDefs.flatMap((m) => {
+          const d = m.def;
+          if (!d || d.nameEnd <= d.nameStart) return [];
+          return [{ name: d.name, symbol: d.symbol, kind: d.kind, container: d.container, start: d.nameStart, end: d.nameEnd }, ...d.extras];
+        }),
+      );
     }
     if (tokens > this.config.maxTokens) {
       piece.frozen = this.oversizeDrafts(piece);
@@ -353,11 +367,16 @@ export class AstChunker {
       content,
       nameStart: def.nameStart,
       nameEnd: def.nameEnd,
+      ...(def.extras.length ? { extraSymbols: def.extras } : {}),
       semanticClass: this.semanticClass(def.kind, def.name, false, false),
       source: 'ast',
     };
     if (countTokens(content) <= this.config.maxTokens) return [base];
-    return splitByLines(content, 0, content.length, this.config.maxTokens).map(([s, e]) => ({ ...base, content: content.slice(s, e) }));
+    return splitByLines(content, 0, content.length, this.config.maxTokens).map(([s, e], i) => ({
+      ...base,
+      content: content.slice(s, e),
+      ...(i > 0 ? { extraSymbols: undefined } : {}),
+    }));
   }
 
   /** A definition over the hard maximum: parts cut at statement boundaries, all keeping the symbol. */
@@ -368,9 +387,11 @@ export class AstChunker {
     while (kids.length === 1 && containers.includes(kids[0].type)) kids = named(kids[0]);
     if (kids.length === 0) kids = named(def.node);
     const ranges = this.splitRange(piece.start, piece.end, kids);
-    return ranges.map(([s, e]) => ({
+    return ranges.map(([s, e], i) => ({
       ...this.baseDraft(def, s, e),
       references: this.references(piece.nodes, new Set(def.names), new Set(), [s, e]),
+      // the further names are listed once, with the first part
+      ...(i > 0 ? { extraSymbols: undefined } : {}),
     }));
   }
 
@@ -495,6 +516,7 @@ export class AstChunker {
       end,
       nameStart: def.nameStart,
       nameEnd: def.nameEnd,
+      ...(def.extras.length ? { extraSymbols: def.extras } : {}),
       semanticClass: this.semanticClass(def.kind, def.name, testCall, false),
       source: 'ast',
     };

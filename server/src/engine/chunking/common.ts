@@ -4,6 +4,16 @@
  */
 import { createHash } from 'node:crypto';
 import type { Chunk, ChunkKind, ChunkMetadata, ChunkSource, NameRange, SemanticClass } from '../types';
+
+/** A further name a draft declares (string indices of its identifier); becomes `Chunk.symbolRanges`. */
+export interface DraftSymbol {
+  name: string;
+  symbol: string;
+  kind: ChunkKind;
+  container: string;
+  start: number;
+  end: number;
+}
 import { countTokens } from '../tokenize/tokenCount';
 
 /** Offsets into one file's text. All inputs are JS string (UTF-16 code unit) indices. */
@@ -172,6 +182,8 @@ export type ChunkDraft = Pick<
    */
   nameStart?: number;
   nameEnd?: number;
+  /** Further names the unit declares (secondary declarators, members of a container kept whole). */
+  extraSymbols?: DraftSymbol[];
 };
 
 /** The name range of a draft: its name when it has one, else its first non-blank line. */
@@ -220,6 +232,9 @@ export function finalizeChunks(path: string, language: string, src: SourceText, 
       source: d.source,
     };
     if (d.metadata) chunk.metadata = { ...d.metadata };
+    if (d.extraSymbols?.length) {
+      chunk.symbolRanges = d.extraSymbols.map((x) => ({ name: x.name, symbol: x.symbol, kind: x.kind, container: x.container, range: src.rangeOf(x.start, x.end) }));
+    }
     out.push(chunk);
   }
   return out;

@@ -18,7 +18,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { Field, List, Schema, Utf8, Int32, Float64 } from 'apache-arrow';
 import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync, accessSync, constants as fsConstants } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { nameRangeOf, type Chunk, type ChunkKind, type ChunkMetadata, type ChunkSource, type NameRange, type SemanticClass } from '../types';
+import { nameRangeOf, type Chunk, type ChunkKind, type ChunkMetadata, type ChunkSource, type NameRange, type SemanticClass, type SymbolRange } from '../types';
 import type { ChunkGitInfo, GitStatus } from '../git/metadata';
 import { WriteQueue } from './writeQueue';
 import { tally } from '../counts';
@@ -31,8 +31,9 @@ import { asEnvironmentError, StoreDamagedError } from './storeErrors';
  * 2: `chunks.metadata` (JSON of `Chunk.metadata`, '' when none) for conversation-log knowledge chunks.
  * 3: the `chunk_git` table (git metadata per code chunk).
  * 4: `chunks.name_line`, `name_column`, `name_end_line`, `name_end_column` (`Chunk.nameRange`, issue 18).
+ * 5: `chunks.symbol_ranges` (JSON of `Chunk.symbolRanges`, '' when none): further names and where they are.
  */
-export const STORE_SCHEMA_VERSION = 4;
+export const STORE_SCHEMA_VERSION = 5;
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 const strList = (name: string) => new Field(name, new List(new Field('item', new Utf8(), true)), false);
@@ -44,7 +45,7 @@ const CHUNKS_SCHEMA = new Schema([
   strList('symbols'), strList('references'), strList('conformances'),
   str('doc'), str('signature'), i32('start_line'), i32('end_line'), i32('start_byte'), i32('end_byte'),
   str('content'), str('semantic_class'), i32('token_count'), str('content_hash'), str('source'), str('metadata'),
-  i32('name_line'), i32('name_column'), i32('name_end_line'), i32('name_end_column'),
+  i32('name_line'), i32('name_column'), i32('name_end_line'), i32('name_end_column'), str('symbol_ranges'),
 ]);
 const CONFORMANCES_SCHEMA = new Schema([str('chunk_id'), str('protocol_name'), str('path'), str('type_name'), str('kind')]);
 const FILES_SCHEMA = new Schema([str('path'), f64('size'), f64('mtime_ms'), str('hash'), str('language'), i32('chunk_count'), f64('indexed_at')]);
@@ -544,14 +545,18 @@ export class ChunkStore {
   /** Main symbol of every chunk that has one (for the workspace symbol table). */
   async symbolEntries(): Promise<Array<{ name: string; symbol: string; kind: string; container: string; path: string; startLine: number; endLine: number; nameRange: NameRange }>> {
     const out: Array<{ name: string; symbol: string; kind: string; container: string; path: string; startLine: number; endLine: number; nameRange: NameRange }> = [];
-    const cols = ['name', 'symbol', 'kind', 'container', 'path', 'start_line', 'end_line', 'name_line', 'name_column', 'name_end_line', 'name_end_column'];
+    const cols = ['name', 'symbol', 'kind', 'container', 'path', 'start_line', 'end_line', 'name_line', 'name_column', 'name_end_line', 'name_end_column', 'symbol_ranges'];
     for await (const rb of this.chunks.query().select(cols).limit(Number.MAX_SAFE_INTEGER)) {
-      const [n, s, k, c, p, a, b, nl, nc, nel, nec] = cols.map((col) => rb.getChild(col)!);
+      const [n, s, k, c, p, a, b, nl, nc, nel, nec, sr] = cols.map((col) => rb.getChild(col)!);
       for (let i = 0; i < rb.numRows; i++) {
         const name = String(n.get(i));
         if (!name) continue;
         out.push({ name, symbol: String(s.get(i)), kind: String(k.get(i)), container: String(c.get(i)), path: String(p.get(i)), startLine: Number(a.get(i)), endLine: Number(b.get(i)),
           nameRange: { line: Number(nl.get(i)), column: Number(nc.get(i)), endLine: Number(nel.get(i)), endColumn: Number(nec.get(i)) } });
+        // the further names a chunk declares (a Go var block's, a small class's members) are symbols too
+        for (const x of symbolRangesOf(sr.get(i)) ?? []) {
+          out.push({ name: x.name, symbol: x.symbol, kind: x.kind, container: x.container, path: String(p.get(i)), startLine: Number(a.get(i)), endLine: Number(b.get(i)), nameRange: x.range });
+        }
       }
     }
     return out;
@@ -719,6 +724,17 @@ function rowToGit(r: Record<string, unknown>): ChunkGitRow {
   };
 }
 
+/** `Chunk.symbolRanges` from its stored JSON; undefined when empty or unreadable. */
+function symbolRangesOf(v: unknown): SymbolRange[] | undefined {
+  if (typeof v !== 'string' || v === '') return undefined;
+  try {
+    const parsed = JSON.parse(v) as unknown;
+    return Array.isArray(parsed) && parsed.length ? (parsed as SymbolRange[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function nameRangeColumns(r: NameRange): Record<string, number> {
   return { name_line: r.line, name_column: r.column, name_end_line: r.endLine, name_end_column: r.endColumn };
 }
@@ -731,6 +747,7 @@ function chunkToRow(c: Chunk): Record<string, unknown> {
     semantic_class: c.semanticClass, token_count: c.tokenCount, content_hash: c.contentHash, source: c.source,
     metadata: c.metadata ? JSON.stringify(c.metadata) : '',
     ...nameRangeColumns(nameRangeOf(c)),
+    symbol_ranges: c.symbolRanges?.length ? JSON.stringify(c.symbolRanges) : '',
   };
 }
 
@@ -764,6 +781,8 @@ function rowToChunk(r: Record<string, unknown>): Chunk {
   };
   const metadata = metadataOf(r.metadata);
   if (metadata) chunk.metadata = metadata;
+  const symbolRanges = symbolRangesOf(r.symbol_ranges);
+  if (symbolRanges) chunk.symbolRanges = symbolRanges;
   if (r.name_line != null) {
     chunk.nameRange = { line: Number(r.name_line), column: Number(r.name_column), endLine: Number(r.name_end_line), endColumn: Number(r.name_end_column) };
   }
