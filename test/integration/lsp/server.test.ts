@@ -146,6 +146,18 @@ describe('LSP server (stdio, real process)', function () {
     assert.equal(res.matches.length, 1);
   });
 
+  it('codeSearch/find: a member of a class kept whole opens at the member (matched_symbol and its name range)', async () => {
+    const res = await client.conn.sendRequest<FindResult & { matches: Array<{ matched_symbol?: string }> }>('codeSearch/find', { query: 'findBySku', limit: 3 });
+    const top = res.matches[0];
+    assert.equal(top.content.symbol, 'InventoryCatalog');
+    assert.equal(top.matched_symbol, 'InventoryCatalog.findBySku');
+    const lines = readFileSync(join(root, 'web/src/catalog.ts'), 'utf8').split('\n');
+    const r = top.location.range;
+    assert.equal(lines[r.start.line].slice(r.start.character, r.end.character), 'findBySku');
+    assert.match(lines[r.start.line], /^\s+findBySku\(sku: string\)/);
+    assert.ok(top.span[0] - 1 < r.start.line, 'inside the class, below its first line');
+  });
+
   it('codeSearch/status: per folder engine status', async () => {
     const res = await client.conn.sendRequest<{ folders: Array<{ uri: string; state: string; searchable: boolean; status: { files: number; chunks: number; exists: boolean } }> }>('codeSearch/status');
     assert.equal(res.folders.length, 1);

@@ -53,6 +53,17 @@ export function nameRangeResult(chunk: Pick<Chunk, 'nameRange' | 'startLine'>): 
   return { line: r.line, column: r.column, end_line: r.endLine, end_column: r.endColumn };
 }
 
+/**
+ * The name range of a member an identifier query named inside a chunk (`matched_symbol`, see `matchedMember`): where the
+ * member is declared, from `Chunk.symbolRanges`; undefined when the chunk does not record it.
+ */
+export function memberNameRange(chunk: Pick<Chunk, 'symbolRanges'>, member: string): NameRangeResult | undefined {
+  const loose = (s: string) => s.toLowerCase().replace(/_/g, '');
+  const want = loose(member.split('.').pop() ?? member);
+  const r = chunk.symbolRanges?.find((x) => x.symbol === member) ?? chunk.symbolRanges?.find((x) => loose(x.name) === want);
+  return r ? { line: r.range.line, column: r.range.column, end_line: r.range.endLine, end_column: r.range.endColumn } : undefined;
+}
+
 /** The member of `chunk` an identifier query names when it is not the chunk's own symbol (see CodeMatch). */
 export function matchedMember(chunk: { symbol: string; symbols: string[] }, query: string): string | undefined {
   const loose = (s: string) => s.toLowerCase().replace(/_/g, '');

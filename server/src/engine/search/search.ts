@@ -17,7 +17,7 @@ import { isTestPath } from '../testPaths';
 import { languageForPath } from '../languages';
 import { readLock } from '../indexer/lock';
 import { queryWords } from './breakdown';
-import { matchedMember, toCodeMatch } from './present';
+import { matchedMember, memberNameRange, toCodeMatch } from './present';
 import { includeTestsFor } from './testScope';
 
 /** Seed 003 §6.4: git metadata older than a week may be stale. */
@@ -118,7 +118,11 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
   const matches: CodeMatch[] = top.map((c) => toCodeMatch(c, best, options.explain !== false, words));
   if (parsed.form === 'identifier') top.forEach((c, i) => {
     const member = matchedMember(c.chunk!, parsed.text);
-    if (member) matches[i].matched_symbol = member;
+    if (member) {
+      matches[i].matched_symbol = member;
+      // open at the member's own name (issue 18), not its container's
+      matches[i].name_range = memberNameRange(c.chunk!, member) ?? matches[i].name_range;
+    }
   });
 
   const languages = [...new Set(matches.map((m) => m.file.language))].sort();
