@@ -13,6 +13,7 @@ import { ResultsView, ResultNode, locationOfNode } from './resultsView';
 import { OPEN_LINK_COMMAND, ResultsDocuments, RESULTS_LANGUAGE, RESULTS_SCHEME } from './resultsDocument';
 import { disposeHighlight, openMatch } from './openMatch';
 import { withoutModelIds } from './findCodeText';
+import { testLog } from './testLog';
 import { RESTART_KEYS, readSettings } from './settings';
 import { StatusBar } from './statusBar';
 import type { FindParams, FindResult, FolderStatus, ReindexResult, StatusResult } from './types';
@@ -215,11 +216,13 @@ export function activate(context: vscode.ExtensionContext): QuarryApi {
       if (haveFolder()) findCode(client, hooks, view.query);
     }),
     vscode.commands.registerCommand('quarry.results.openInEditor', guard(() => openResults())),
-    vscode.commands.registerCommand(OPEN_LINK_COMMAND, guard(async (doc?: string, index?: number) => {
-      const m = typeof doc === 'string' && typeof index === 'number' ? docs.matchOf(doc, index) : undefined;
+    vscode.commands.registerCommand(OPEN_LINK_COMMAND, guard(async (doc?: number, index?: number) => {
+      const m = typeof doc === 'number' && typeof index === 'number' ? docs.matchOf(doc, index) : undefined;
+      testLog('open-link', { doc, index, found: m?.file.path ?? null });
       if (!m) return void vscode.window.showInformationMessage('Quarry: this results document is no longer available: search again.');
       client.resultOpened(m);
-      await openMatch(m, { preview: false });
+      const ed = await openMatch(m, { preview: false });
+      testLog('open-link-opened', { path: ed.document.uri.path, line: ed.selection.active.line });
     })),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (RESTART_KEYS.some((k) => e.affectsConfiguration(k)) && client.running) {

@@ -88,6 +88,7 @@ export function findCode(client: QuarryClient, hooks: FindCodeHooks, initial = '
   /** The user moved through the list since the items were last set. */
   let navigated = false;
   const subs: vscode.Disposable[] = [];
+  let hidden = false;
 
   const stateNote = (): string => {
     const notes = [indexNote([...client.lastStatus.values()])];
@@ -179,11 +180,15 @@ export function findCode(client: QuarryClient, hooks: FindCodeHooks, initial = '
       });
   };
 
+  /** The previews in flight (Escape waits for them, so that a tab still opening is closed too). */
+  let previewing: Promise<unknown> = Promise.resolve();
   const preview = (m: LocatedMatch) => {
+    if (hidden) return;
     tabsBefore ??= textTabs();
     previewed.add(toUri(m.location).toString());
     testLog('preview', { path: m.file.path });
-    void openMatch(m, { preview: true, preserveFocus: true }).then(undefined, () => undefined);
+    const p = openMatch(m, { preview: true, preserveFocus: true }).then(undefined, () => undefined);
+    previewing = Promise.all([previewing, p]);
   };
 
   qp.onDidChangeValue((v) => {
@@ -218,6 +223,7 @@ export function findCode(client: QuarryClient, hooks: FindCodeHooks, initial = '
     void openMatch(m, { preview: false }).then(
       async () => {
         // Preview tabs of other files this QuickPick opened are not left behind.
+        await previewing;
         const target = toUri(m.location).toString();
         const stale = textTabs().filter((t) => t.preview && t.uri !== target && previewed.has(t.uri) && !tabsBefore?.some((b) => b.uri === t.uri && b.column === t.column));
         if (stale.length) await vscode.window.tabGroups.close(stale.map((t) => t.tab), true);
@@ -231,7 +237,6 @@ export function findCode(client: QuarryClient, hooks: FindCodeHooks, initial = '
     else if (last) render();
     else idleTitle();
   }, undefined, subs);
-  let hidden = false;
   qp.onDidHide(() => {
     if (hidden) return;
     hidden = true;
@@ -252,9 +257,11 @@ export function findCode(client: QuarryClient, hooks: FindCodeHooks, initial = '
    */
   const restore = async () => {
     if (!tabsBefore) return; // nothing was previewed: the tab set is as it was
+    await previewing;
     const before = tabsBefore;
     const opened = textTabs().filter((t) => previewed.has(t.uri) && !before.some((b) => b.uri === t.uri && b.column === t.column));
-    if (opened.length) await vscode.window.tabGroups.close(opened.map((t) => t.tab), true).then(undefined, () => false);
+    testLog('restore', { previewed: [...previewed], tabs: textTabs().map((t) => t.uri), closing: opened.map((t) => t.uri) });
+    if (opened.length) await vscode.window.tabGroups.close(opened.map((t) => t.tab), true).then(undefined, (e: Error) => testLog('restore-close-failed', { error: e.message }));
     const now = textTabs();
     for (const b of before) {
       if (now.some((t) => t.uri === b.uri && t.column === b.column)) continue;
@@ -273,7 +280,11 @@ export function findCode(client: QuarryClient, hooks: FindCodeHooks, initial = '
         ed.revealRange(originalSelections[0], vscode.TextEditorRevealType.InCenterIfOutsideViewport);
       }
     }
-    testLog('restored');
+    // A preview the editor was still opening when Escape came: closed once it shows up.
+    await new Promise((r) => setTimeout(r, 300));
+    const late = textTabs().filter((t) => t.preview && previewed.has(t.uri) && !before.some((b) => b.uri === t.uri && b.column === t.column));
+    if (late.length) await vscode.window.tabGroups.close(late.map((t) => t.tab), true).then(undefined, () => false);
+    testLog('restored', { late: late.length });
   };
 
   idleTitle();

@@ -38,25 +38,29 @@ export function renderResults(query: string, r: FindResult, onMatchLine?: (line:
 export class ResultsDocuments implements vscode.TextDocumentContentProvider, vscode.DocumentLinkProvider {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
-  private readonly texts = new Map<string, { text: string; links: vscode.DocumentLink[]; matches: LocatedMatch[] }>();
+  private readonly texts = new Map<string, { text: string; links: vscode.DocumentLink[] }>();
+  /** The matches of each document by its number (the links carry the number, not the URI: no encoding round trips). */
+  private readonly matchesById = new Map<number, LocatedMatch[]>();
   private n = 0;
 
   /** A new document for a search; returns its URI. */
   add(query: string, result: FindResult): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: RESULTS_SCHEME, path: `/Quarry Results ${++this.n}.quarry-results`, query: encodeURIComponent(query) });
+    const id = ++this.n;
+    const uri = vscode.Uri.from({ scheme: RESULTS_SCHEME, path: `/Quarry Results ${id}.quarry-results`, query: encodeURIComponent(query) });
     const links: vscode.DocumentLink[] = [];
     const matches: LocatedMatch[] = [];
     const key = uri.toString();
     const text = renderResults(query, result, (line, m) => {
       const where = `${m.file.path}:${m.span[0]}-${m.span[1]}`;
       // A command link (not a file#L… link): the match opens with the cursor on its name, nothing selected.
-      const target = vscode.Uri.parse(`command:${OPEN_LINK_COMMAND}?${encodeURIComponent(JSON.stringify([key, matches.length]))}`);
+      const target = vscode.Uri.parse(`command:${OPEN_LINK_COMMAND}?${encodeURIComponent(JSON.stringify([id, matches.length]))}`);
       matches.push(m);
       const link = new vscode.DocumentLink(new vscode.Range(line, 2, line, 2 + where.length), target);
       link.tooltip = 'Open the match';
       links.push(link);
     });
-    this.texts.set(key, { text, links, matches });
+    this.texts.set(key, { text, links });
+    this.matchesById.set(id, matches);
     return uri;
   }
 
@@ -65,8 +69,8 @@ export class ResultsDocuments implements vscode.TextDocumentContentProvider, vsc
   }
 
   /** The match behind a link of a results document. */
-  matchOf(doc: string, index: number): LocatedMatch | undefined {
-    return this.texts.get(doc)?.matches[index];
+  matchOf(doc: number, index: number): LocatedMatch | undefined {
+    return this.matchesById.get(doc)?.[index];
   }
 
   provideDocumentLinks(doc: vscode.TextDocument): vscode.DocumentLink[] {
