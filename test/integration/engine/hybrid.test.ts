@@ -107,7 +107,7 @@ describe('hybrid retrieval with a real ONNX embedder (generated tiny model)', fu
       const res = await withRerank.search('verify the user password', { limit: 3 });
       assert.deepEqual(res.search_strategy, ['HYBRID_SEARCH', 'SEMANTIC_RERANK']);
       assert.equal(res.matches[0].file.path, 'src/session.rb');
-      assert.ok(res.matches[0].explanation.some((l) => l.startsWith(`rerank ${reranker.id}`)), res.matches[0].explanation.join('\n'));
+      assert.ok(res.matches[0].explanation.some((l) => l.startsWith(`scorer ${reranker.id}`)), res.matches[0].explanation.join('\n'));
       const ident = await withRerank.search('drawCircle', { limit: 3 });
       assert.ok(!ident.search_strategy.includes('SEMANTIC_RERANK'));
       assert.equal(ident.matches[0].content.symbol, 'drawCircle');

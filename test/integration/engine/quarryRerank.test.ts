@@ -47,7 +47,11 @@ describe('the default reranker (quarry-rerank) in the engine', function () {
       const res = await engine.search('check whether a lock is stale', { limit: 3 });
       assert.deepEqual(res.search_strategy, ['HYBRID_SEARCH', 'SEMANTIC_RERANK']);
       assert.equal(res.matches[0].file.path, 'src/lock.ts');
-      for (const m of res.matches) assert.ok(m.explanation.some((l) => /^rerank quarry-rerank:quarry-rerank@/.test(l)), m.explanation.join('\n'));
+      // code results are scored; the Markdown section (knowledge: not what the model was trained on) keeps its fused place
+      for (const m of res.matches) {
+        const scored = m.explanation.some((l) => /^scorer quarry-rerank:quarry-rerank@/.test(l));
+        assert.equal(scored, m.file.language !== 'markdown', `${m.file.path}\n${m.explanation.join('\n')}`);
+      }
       const ident = await engine.search('acquireLock', { limit: 3 });
       assert.ok(!ident.search_strategy.includes('SEMANTIC_RERANK'));
       assert.equal(ident.matches[0].content.symbol, 'acquireLock');
@@ -60,7 +64,7 @@ describe('the default reranker (quarry-rerank) in the engine', function () {
     withEngine((c) => (c.embedding.provider = 'none'), async (engine) => {
       const res = await engine.search('check whether a lock is stale', { limit: 3 });
       assert.deepEqual(res.search_strategy, ['SPARSE_ONLY']);
-      assert.ok(res.matches.every((m) => !m.explanation.some((l) => l.startsWith('rerank '))));
+      assert.ok(res.matches.every((m) => !m.explanation.some((l) => l.startsWith('scorer '))));
     }));
 
   it('rerank.provider none turns it off', () =>
