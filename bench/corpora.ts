@@ -131,7 +131,8 @@ export const CORPORA: CorpusSpec[] = [
   },
 ];
 
-function treeChecksum(dir: string): { files: number; bytes: number; checksum: string } {
+/** sha256 over the sorted (path, content sha256) list of a tree; `.quarry/` folders (an index) are not part of it. */
+export function treeChecksum(dir: string): { files: number; bytes: number; checksum: string } {
   const entries: string[] = [];
   let bytes = 0;
   const walk = (d: string) => {

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
+import { treeChecksum as corpusTreeChecksum } from '../corpora';
 
 export const EVAL_DIR = __dirname;
 export const QUERIES_DIR = join(EVAL_DIR, 'queries');
@@ -100,23 +101,8 @@ export function treeDir(repo: RepoSpec): string {
 
 /** sha256 over the sorted (path, content sha256) list; `.quarry/` (the index) is not part of the tree. */
 export function treeChecksum(dir: string): { files: number; bytes: number; sha256: string } {
-  const entries: string[] = [];
-  let bytes = 0;
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (d === dir && e.name === '.quarry') continue;
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) {
-        const data = readFileSync(p);
-        bytes += data.length;
-        entries.push(`${relative(dir, p)}\0${createHash('sha256').update(data).digest('hex')}`);
-      }
-    }
-  };
-  walk(dir);
-  entries.sort();
-  return { files: entries.length, bytes, sha256: createHash('sha256').update(entries.join('\n')).digest('hex') };
+  const { files, bytes, checksum } = corpusTreeChecksum(dir);
+  return { files, bytes, sha256: checksum };
 }
 
 /** sha256 of every query file's bytes, concatenated in name order. */

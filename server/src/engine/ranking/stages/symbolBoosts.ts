@@ -35,6 +35,14 @@ function queryNames(ctx: StageContext): string[] {
   return [...names].filter((n) => n.length > 1);
 }
 
+/**
+ * The query names this type: case-insensitively when a name is typed all in lower case, else as written — a query
+ * `languageDefinition` names the function, not the type `LanguageDefinition`.
+ */
+function namesType(names: readonly string[], typeName: string): boolean {
+  return names.some((n) => n === typeName || (n === n.toLowerCase() && n === typeName.toLowerCase()));
+}
+
 export const symbolBoostStage: Stage = {
   name: 'symbol-boosts',
   apply(ctx, candidates) {
@@ -65,7 +73,7 @@ export const symbolBoostStage: Stage = {
           break;
         }
       }
-      if (typeQuery && TYPE_DECLARATION_KINDS.has(chunk.kind) && chunk.kind !== 'extension' && lower.includes(chunk.name.toLowerCase())) {
+      if (typeQuery && TYPE_DECLARATION_KINDS.has(chunk.kind) && chunk.kind !== 'extension' && namesType(names, chunk.name)) {
         boost(c, b.typeDeclaration, `type declaration of ${chunk.name} (${chunk.kind})`);
       }
       if (target?.relation === 'protocol' && PROTOCOL_KINDS.has(chunk.kind) && lastSegment(target.name).toLowerCase() === chunk.name.toLowerCase()) {

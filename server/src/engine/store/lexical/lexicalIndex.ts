@@ -317,18 +317,6 @@ export class LexicalIndex {
     return df;
   }
 
-  /** Occurrences of a token in a field over the live documents (seed 000's "term appears < 10 times in index"). */
-  collectionFrequency(field: Field, token: string): number {
-    const key = termKey(field, token);
-    let cf = 0;
-    for (const seg of this.segments) {
-      const t = seg.findTerm(key);
-      if (t < 0) continue;
-      for (let p = seg.termStarts[t]; p < seg.termStarts[t + 1]; p++) if (!seg.deleted[seg.postDocs[p]]) cf += seg.postTfs[p];
-    }
-    return cf;
-  }
-
   /**
    * BM25 over the fields: score(D) = Σ_terms weight · IDF_field(t) · tfWeight(tf, |D|_field, avgdl_field).
    * Returns the best `limit` hits (optionally filtered by path) with per-term explanations.
