@@ -89,6 +89,8 @@ export function findCode(client: QuarryClient, hooks: FindCodeHooks, initial = '
   let navigated = false;
   const subs: vscode.Disposable[] = [];
   let hidden = false;
+  /** The shown results came while a folder was still indexing (they are searched again when it is done). */
+  let incomplete = false;
 
   const stateNote = (): string => {
     const notes = [indexNote([...client.lastStatus.values()])];
@@ -157,6 +159,7 @@ export function findCode(client: QuarryClient, hooks: FindCodeHooks, initial = '
         (result) => {
           if (mine !== seq || source.token.isCancellationRequested) return;
           last = { query, result };
+          incomplete = indexNote([...client.lastStatus.values()]) !== '';
           hooks.remember(query, result);
           hooks.warnings(result.warnings);
           render();
@@ -194,6 +197,7 @@ export function findCode(client: QuarryClient, hooks: FindCodeHooks, initial = '
   qp.onDidChangeValue((v) => {
     // Typing is not navigation: the list's re-activation of its first item while filtering previews nothing.
     navigated = false;
+    testLog('value', { length: v.length });
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => search(v), DEBOUNCE_MS);
   }, undefined, subs);
@@ -231,9 +235,10 @@ export function findCode(client: QuarryClient, hooks: FindCodeHooks, initial = '
       (e: Error) => void vscode.window.showErrorMessage(`Quarry: cannot open ${m.file.path}: ${e.message}`),
     );
   }, undefined, subs);
-  // Indexing state changes: the title follows; when a folder finishes indexing the list searches again.
+  // Indexing state changes: the title follows; when a folder finishes indexing, results that came while it was
+  // indexing are searched again (not on every later file update: that would reset the list under the user).
   client.onStatusChanged((p) => {
-    if (p.state === 'ready' && qp.value.trim()) search(qp.value);
+    if (p.state === 'ready' && qp.value.trim() && (incomplete || !last) && indexNote([...client.lastStatus.values()]) === '') search(qp.value);
     else if (last) render();
     else idleTitle();
   }, undefined, subs);
