@@ -355,3 +355,16 @@ describe('chunking: name ranges (issue 18)', () => {
     for (const g of getters) assert.equal(named(`export class Many {\n  v = 1;\n${members}\n}\n`, g), g.name);
   });
 });
+
+describe('chunking: a generated constant block (thousands of names, as in golang.org/x/sys zerrors_*.go)', () => {
+  it('names every constant of the block, each at its own line (one walk of the block, not one per name)', async () => {
+    const n = 3000;
+    const lines = ['package unix', '', 'const ('];
+    for (let i = 0; i < n; i++) lines.push(`\tE_CODE_${i} = 0x${i.toString(16)}`);
+    lines.push(')', '');
+    const chunks = await chunk('go', 'zerrors.go', lines.join('\n'));
+    const symbols = new Set(chunks.flatMap((c) => c.symbols));
+    for (let i = 0; i < n; i += 97) assert.ok(symbols.has(`E_CODE_${i}`), `E_CODE_${i} missing`);
+    assert.ok(symbols.has(`E_CODE_${n - 1}`));
+  });
+});

@@ -229,8 +229,10 @@ export class AstChunker {
       memberNames: [],
       extras: [],
     };
+    // every other name a declaration defines (`const a = 1, b = 2`, a Go `const (...)` block of thousands): one walk
+    const others = this.nameNodes(node, def.names.slice(1), end);
     for (const other of def.names.slice(1)) {
-      const n = this.nameNode(node, { kind, nameNode: () => null }, other, end);
+      const n = others.get(other);
       if (n) def.extras.push({ name: other, symbol: container ? `${container}.${other}` : other, kind, container, start: n.startIndex, end: n.endIndex });
     }
     const tokens = this.src.tokensIn(start, end);
@@ -277,13 +279,39 @@ export class AstChunker {
         if (n.endIndex - n.startIndex < name.length) continue;
         for (let i = n.childCount - 1; i >= 0; i--) {
           const c = n.child(i);
-          if (c) stack.push(c);
+          if (c && c.startIndex < limit) stack.push(c);
         }
       }
       return null;
     };
     const hint = rule.nameNode ? rule.nameNode(node) : field(node, 'name');
     return find(hint, hint ? hint.endIndex : 0) ?? find(node, Math.max(headerEnd, node.startIndex + 1));
+  }
+
+  /** The first node (in source order, before `limit`, outside decorators and attributes) spelling each of `names`. */
+  private nameNodes(root: Node, names: readonly string[], limit: number): Map<string, Node> {
+    const found = new Map<string, Node>();
+    const wanted = new Set(names);
+    if (!wanted.size) return found;
+    const longest = Math.max(...names.map((n) => n.length));
+    const stack: Node[] = [root];
+    while (stack.length > 0 && found.size < wanted.size) {
+      const n = stack.pop()!;
+      if (n.startIndex >= limit || (n.id !== root.id && NOT_NAME_TYPES.has(n.type))) continue;
+      const len = n.endIndex - n.startIndex;
+      if (n.childCount === 0 || len <= longest) {
+        const text = this.text.slice(n.startIndex, n.endIndex);
+        if (wanted.has(text) && !found.has(text)) {
+          found.set(text, n);
+          continue;
+        }
+      }
+      for (let i = n.childCount - 1; i >= 0; i--) {
+        const c = n.child(i);
+        if (c && c.startIndex < limit) stack.push(c);
+      }
+    }
+    return found;
   }
 
   /** Cleaned text of the comments immediately above `index` (no blank line between), and where they start. */
