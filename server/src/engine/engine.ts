@@ -253,23 +253,8 @@ export class Engine {
     );
     const previous = this.readState();
     const state: EngineState = { ...previous, lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0, settingsHash };
-    // Git history per chunk (seed 003 FR-5.3/5.4, §6.4): computed here, never during search; a failing git never
-    // fails the run. A full rebuild cleared the rows, so the previous HEAD no longer says what is up to date.
+    // Until the git pass below completes, the next run must not trust the rows (a killed run leaves this false).
     state.gitClean = false;
-    if (!options.signal?.aborted && !options.skipGit) {
-      try {
-        const git = await refreshGitMetadata(this.store, this.root, {
-          paths: [...replaced], previousHead: options.full ? undefined : previous?.gitHead, signal: options.signal, config: this.config.git,
-          quick: !options.full && previous?.gitClean === true,
-        });
-        summary.git = git;
-        state.gitHead = git.head;
-        state.gitClean = !git.aborted && !git.disabled;
-        summary.warnings.push(...git.warnings);
-      } catch (e) {
-        summary.warnings.push(`Git metadata was not updated: ${(e as Error).message}`);
-      }
-    }
     if (rebuiltBecause) summary.rebuiltBecause = rebuiltBecause;
     if (resumed) summary.resumed = resumed;
     // An interrupted run keeps its checkpoint (the next start resumes); a complete one removes it.
@@ -290,6 +275,24 @@ export class Engine {
       };
       writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
     }
+    // Git history per chunk (seed 003 FR-5.3/5.4, §6.4): computed last, after the lexical index and the vectors are
+    // committed (they are what search needs first), never during search; a failing git never fails the run. A full
+    // rebuild cleared the rows, so the previous HEAD no longer says what is up to date.
+    if (!options.signal?.aborted && !options.skipGit) {
+      try {
+        const git = await refreshGitMetadata(this.store, this.root, {
+          paths: [...replaced], previousHead: options.full ? undefined : previous?.gitHead, signal: options.signal, config: this.config.git,
+          quick: !options.full && previous?.gitClean === true,
+        });
+        summary.git = git;
+        state.gitHead = git.head;
+        state.gitClean = !git.aborted && !git.disabled;
+        summary.warnings.push(...git.warnings);
+      } catch (e) {
+        summary.warnings.push(`Git metadata was not updated: ${(e as Error).message}`);
+      }
+    }
+    writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
     this.problems = [];
     return summary;
   }
