@@ -107,7 +107,8 @@ export function chooseEmbeddingProvider(input: z.input<typeof EmbeddingConfigSch
     if (name === 'voyage' && resolveVoyageKey(cfg.voyage.apiKey, env)) return { provider: 'voyage', reason: 'auto: a Voyage API key is available' };
     if (name === 'onnx') {
       const dir = findLocalModel(cfg.onnx.modelPath, cfg.onnx.modelName, opts);
-      if (dir) return { provider: 'onnx', reason: `auto: local model found at ${dir}`, modelPath: dir };
+      // auto skips a local ONNX model when its optional runtime is not installed (the default VS Code package).
+      if (dir && !missingPackages(OPTIONAL_PACKAGES.onnx).length) return { provider: 'onnx', reason: `auto: local model found at ${dir}`, modelPath: dir };
     }
     if (name === 'static') {
       const dir = findStaticModel(cfg.static.modelPath, cfg.static.modelName, opts);
@@ -204,7 +205,7 @@ export function chooseReranker(input: z.input<typeof RerankConfigSchema> | Reran
   const dir = findLocalModel(cfg.crossEncoder.modelPath, cfg.crossEncoder.modelName, opts);
   if (cfg.provider === 'cross-encoder') return { provider: 'cross-encoder', reason: 'configured', modelPath: dir ?? cfg.crossEncoder.modelPath };
   if (resolveVoyageKey(cfg.voyage.apiKey, env)) return { provider: 'voyage', reason: 'auto: a Voyage API key is available' };
-  if (dir) return { provider: 'cross-encoder', reason: `auto: local cross-encoder found at ${dir}`, modelPath: dir };
+  if (dir && !missingPackages(OPTIONAL_PACKAGES['cross-encoder']).length) return { provider: 'cross-encoder', reason: `auto: local cross-encoder found at ${dir}`, modelPath: dir };
   const own = quarry();
   if (own) return { provider: 'quarry', reason: `auto: Quarry's reranker at ${own}`, modelPath: own };
   return { provider: null, reason: 'auto: no Voyage key, no local cross-encoder and no quarry-rerank model; results keep the fused order' };
