@@ -68,7 +68,7 @@ describe('CLI with a remote embedder that fails (fake Voyage server): honest deg
       const table = await cli(['search', 'compute the sales tax', '-p', root]);
       assert.equal(table.status, 0, table.stderr);
       assert.match(table.stdout, /⚠️ {2}Warning: Dense embedding service unavailable .*using sparse \(BM25\) search only/);
-      assert.match(table.stdout, /^src\/tax\.py +\| function/m);
+      assert.match(table.stdout, /^src\/tax\.py:1:5 +\| function/m);
       const json = JSON.parse((await cli(['search', 'compute the sales tax', '-p', root, '-o', 'json'])).stdout);
       assert.deepEqual(json.search_strategy, ['SPARSE_ONLY']);
       assert.ok(json.warnings.some((w: string) => /Dense embedding service unavailable/.test(w)));
