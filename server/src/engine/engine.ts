@@ -591,7 +591,8 @@ export class Engine {
     const elapsedS = this.indexing.startedAt ? (Date.now() - this.indexing.startedAt) / 1000 : 0;
     const rate = this.indexing.state === 'indexing' && elapsedS > 0 ? Math.round((this.indexing.filesProcessed / elapsedS) * 10) / 10 : 0;
     return {
-      status: overallStatus(storeUp, emb, rr, this.indexing),
+      // the index's own problems (a missing lexical index, an unreadable state file) make it degraded, never healthy
+      status: ((st) => (st === 'healthy' && this.problems.length ? 'degraded' : st))(overallStatus(storeUp, emb, rr, this.indexing)),
       timestamp: new Date().toISOString(),
       uptime_seconds: Math.round((Date.now() - this.openedAt) / 1000),
       indexing: {
