@@ -22,9 +22,9 @@ import { acquireIndexLock, IndexLockedError, readLock, LockInfo } from './indexe
 import { asEnvironmentError, environmentCause, StoreDamagedError } from './store/storeErrors';
 import { lockHeldByThisProcess } from './indexer/owner';
 import { LEXICAL_ANALYZER, lexicalDocForChunk } from './indexer/lexicalDoc';
-import { retrieve, DenseChannel } from './retrieval/hybrid';
+import type { DenseChannel } from './retrieval/hybrid';
 import { matchSymbols, SymbolEntry, SymbolHit } from './symbols';
-import { estimateCompletion, HealthReport, IndexingState, overallStatus } from './health';
+import { buildHealthReport, HealthReport, IndexingState } from './health';
 import { RollingLatency } from './metrics';
 import { traced } from './log';
 import { tally } from './counts';
@@ -41,7 +41,8 @@ import type { FindCodeResponseSummary } from './api/results';
 import { runSearch, type SearchRequest } from './search/search';
 import { languageForPath } from './languages';
 import { PatternLog, PATTERNS_PATH, type Pattern, type PatternInput } from './memory/patterns';
-import { AccessLog, baseLevelActivation } from './memory/activation';
+import { AccessLog } from './memory/activation';
+import { activationFacts, resolveAccessRefs } from './memory/access';
 import type { ActivationFacts } from './ranking/candidate';
 
 export interface EngineOpenOptions {
@@ -405,45 +406,20 @@ export class Engine {
    * References are chunk ids, or a workspace path and a 1-based line (the innermost chunk containing it).
    */
   async recordAccess(refs: AccessRef[], source: string): Promise<{ recorded: string[]; unknown: string[] }> {
-    const ids = new Set<string>();
-    const unknown: string[] = [];
-    const byId = refs.filter((r) => r.chunkId).map((r) => r.chunkId!);
-    const found = new Set((await this.store.getChunks(byId)).map((c) => c.id));
-    for (const id of byId) (found.has(id) ? ids.add(id) : unknown.push(id));
-    for (const r of refs.filter((x) => !x.chunkId)) {
-      const rel = r.path === undefined ? undefined : toRelative(this.root, r.path);
-      const id = rel === undefined || r.line === undefined ? undefined : await this.chunkAt(rel, r.line);
-      if (id) ids.add(id);
-      else unknown.push(`${r.path ?? '?'}:${r.line ?? '?'}`);
-    }
-    if (ids.size) this.accessLog.record([...ids], source);
-    return { recorded: [...ids], unknown };
+    const resolved = refs.map((r) => ({
+      chunkId: r.chunkId,
+      rel: r.path === undefined ? undefined : toRelative(this.root, r.path),
+      line: r.line,
+      label: `${r.path ?? '?'}:${r.line ?? '?'}`,
+    }));
+    const { ids, unknown } = await resolveAccessRefs(this.store, resolved);
+    if (ids.length) this.accessLog.record(ids, source);
+    return { recorded: ids, unknown };
   }
 
-  /** The innermost chunk of `rel` containing `line`. */
-  private async chunkAt(rel: string, line: number): Promise<string | undefined> {
-    const spans = (await this.store.chunkSpansOf([rel])).filter((c) => c.startLine <= line && line <= c.endLine);
-    spans.sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine));
-    return spans[0]?.id;
-  }
-
-  /** Activation evidence of chunks: accesses (memory log) and git history (index time). */
-  private async activationFacts(ids: readonly string[]): Promise<Map<string, ActivationFacts>> {
-    const history = this.accessLog.history();
-    const git = await this.store.gitRowsOf(ids).catch(() => []);
-    const gitById = new Map(git.map((g) => [g.chunkId, g]));
-    const out = new Map<string, ActivationFacts>();
-    const now = Date.now();
-    for (const id of ids) {
-      const accesses = history.get(id) ?? [];
-      const g = gitById.get(id);
-      const facts: ActivationFacts = { accesses: accesses.length };
-      if (accesses.length) facts.lastAccessMs = accesses[accesses.length - 1];
-      if (g) facts.git = { status: g.status, commits: g.commits, lastModifiedMs: g.lastModifiedMs, computedAt: g.computedAt };
-      facts.raw = baseLevelActivation({ accesses, commits: g?.status === 'tracked' ? g.commits : 0, lastModifiedMs: g?.lastModifiedMs }, now);
-      out.set(id, facts);
-    }
-    return out;
+  /** Activation evidence of chunks (memory/access.ts). */
+  private activationFacts(ids: readonly string[]): Promise<Map<string, ActivationFacts>> {
+    return activationFacts(this.store, this.accessLog, ids);
   }
 
   /** Stat of the lexical manifest when followCommits last looked. */
@@ -582,66 +558,25 @@ export class Engine {
     } catch {
       storeUp = false;
     }
-    const emb = this.embedding?.health() ?? null;
-    const rr = this.reranker?.health() ?? null;
-    const state = this.readState();
-    const langs = storeUp ? Object.keys((await this.store.breakdown()).byLanguage).sort() : [];
-    const lat = this.queryLatency.summary();
-    const results = this.resultsReturned.summary();
-    const elapsedS = this.indexing.startedAt ? (Date.now() - this.indexing.startedAt) / 1000 : 0;
-    const rate = this.indexing.state === 'indexing' && elapsedS > 0 ? Math.round((this.indexing.filesProcessed / elapsedS) * 10) / 10 : 0;
-    return {
-      // the index's own problems (a missing lexical index, an unreadable state file) make it degraded, never healthy
-      status: ((st) => (st === 'healthy' && this.problems.length ? 'degraded' : st))(overallStatus(storeUp, emb, rr, this.indexing)),
-      timestamp: new Date().toISOString(),
-      uptime_seconds: Math.round((Date.now() - this.openedAt) / 1000),
-      indexing: {
-        state: this.indexing.state,
-        progress: {
-          files_discovered: this.indexing.filesDiscovered,
-          files_processed: this.indexing.filesProcessed,
-          chunks_created: this.indexing.chunksCreated,
-          errors: this.indexing.errors,
-          current_file: this.indexing.currentFile,
-          start_time: this.indexing.startedAt ? new Date(this.indexing.startedAt).toISOString() : null,
-          estimated_completion: estimateCompletion(this.indexing),
-        },
-        last_indexed: state?.lastIndexed ?? null,
-      },
-      services: {
-        vector_store: { status: storeUp ? 'up' : 'down', latency_ms: storeLatency },
-        embedding_provider: emb
-          ? { status: emb.status, model: this.embedding!.id, latency_ms: emb.lastLatencyMs, circuit_breaker_state: emb.circuit }
-          : { status: 'none', model: null, latency_ms: null, circuit_breaker_state: 'closed' },
-        sparse_embedding: { status: 'up', provider: 'quarry-bm25' },
-        reranking: rr ? { status: rr.status, model: this.reranker!.id, latency_ms: rr.lastLatencyMs } : { status: 'none', model: null, latency_ms: null },
-      },
-      statistics: {
-        total_chunks_indexed: counts.chunks,
-        total_files_indexed: counts.files,
-        languages_indexed: langs,
-        index_size_mb: Math.round((dirSize(this.quarryDir) / 1048576) * 10) / 10,
-        queries_processed: this.queryLatency.total,
-        avg_query_latency_ms: lat.mean,
-        search_query_latency_ms: { p50: lat.p50, p95: lat.p95, p99: lat.p99 },
-      },
-      metrics: {
-        search_query_latency_ms: { p50: lat.p50, p95: lat.p95, p99: lat.p99 },
-        search_queries_total: this.queryLatency.total,
-        search_results_returned: { avg: results.mean, p50: results.p50, p95: results.p95 },
-        search_intent_distribution: { ...this.intentCounts },
-        indexing_files_per_second: rate,
-        indexing_chunks_created_total: this.indexTotals.chunks + (this.indexing.state === 'indexing' ? this.indexing.chunksCreated : 0),
-        indexing_errors_total: this.indexTotals.errors,
-        indexing_duration_seconds: this.indexTotals.lastDurationSeconds,
-        embedding_api_requests_total: emb?.requests ?? 0,
-        embedding_api_errors_total: emb?.errors ?? 0,
-        embedding_api_latency_ms: pick3(this.embeddingLatency.summary()),
-        vector_store_operation_latency_ms: pick3(this.vectorStoreLatency.summary()),
-        circuit_breaker_state: emb?.circuit ?? 'closed',
-        circuit_breaker_open_count: emb?.circuitOpenCount ?? 0,
-      },
-    };
+    return buildHealthReport({
+      storeUp,
+      storeLatencyMs: storeLatency,
+      counts,
+      languages: storeUp ? Object.keys((await this.store.breakdown()).byLanguage).sort() : [],
+      embedding: this.embedding ? { id: this.embedding.id, health: this.embedding.health() } : null,
+      reranker: this.reranker ? { id: this.reranker.id, health: this.reranker.health() } : null,
+      indexing: this.indexing,
+      lastIndexed: this.readState()?.lastIndexed ?? null,
+      problems: this.problems,
+      openedAt: this.openedAt,
+      indexSizeBytes: dirSize(this.quarryDir),
+      queryLatency: this.queryLatency,
+      resultsReturned: this.resultsReturned,
+      embeddingLatency: this.embeddingLatency,
+      vectorStoreLatency: this.vectorStoreLatency,
+      intentCounts: this.intentCounts,
+      indexTotals: this.indexTotals,
+    });
   }
 
   async status(): Promise<IndexStatus> {
@@ -809,7 +744,6 @@ function toRelative(root: string, p: string): string | undefined {
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : undefined;
 }
 
-const pick3 = (l: { p50: number; p95: number; p99: number }) => ({ p50: l.p50, p95: l.p95, p99: l.p99 });
 
 function dirSize(dir: string): number {
   let total = 0;

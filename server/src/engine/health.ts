@@ -3,7 +3,7 @@
  * commands). Transport-free: the engine fills it; doors serialize it.
  */
 import type { ProviderHealth } from './embedding/types';
-import { latency } from './metrics';
+import { latency, type RollingLatency } from './metrics';
 
 export interface HealthReport {
   status: 'healthy' | 'degraded' | 'unhealthy';
@@ -89,3 +89,90 @@ export function overallStatus(storeUp: boolean, embedding: ProviderHealth | null
 }
 
 export { latency };
+
+/** What the engine knows when it is asked for its health (it gathers; `buildHealthReport` only formats). */
+export interface HealthInputs {
+  storeUp: boolean;
+  storeLatencyMs: number | null;
+  counts: { chunks: number; files: number };
+  languages: string[];
+  embedding: { id: string; health: ProviderHealth } | null;
+  reranker: { id: string; health: ProviderHealth } | null;
+  indexing: IndexingState;
+  lastIndexed: string | null;
+  /** Problems found when the index was opened: they make it degraded, never healthy. */
+  problems: readonly string[];
+  openedAt: number;
+  indexSizeBytes: number;
+  queryLatency: RollingLatency;
+  resultsReturned: RollingLatency;
+  embeddingLatency: RollingLatency;
+  vectorStoreLatency: RollingLatency;
+  intentCounts: Record<string, number>;
+  indexTotals: { chunks: number; errors: number; lastDurationSeconds: number | null };
+}
+
+const pick3 = (l: { p50: number; p95: number; p99: number }) => ({ p50: l.p50, p95: l.p95, p99: l.p99 });
+
+/** Seed 002 FR-010-Enhanced: the health report (indexing progress, services, statistics, FR-041 metrics). */
+export function buildHealthReport(h: HealthInputs, now = Date.now()): HealthReport {
+  const emb = h.embedding?.health ?? null;
+  const rr = h.reranker?.health ?? null;
+  const lat = h.queryLatency.summary();
+  const results = h.resultsReturned.summary();
+  const ix = h.indexing;
+  const elapsedS = ix.startedAt ? (now - ix.startedAt) / 1000 : 0;
+  const rate = ix.state === 'indexing' && elapsedS > 0 ? Math.round((ix.filesProcessed / elapsedS) * 10) / 10 : 0;
+  const status = overallStatus(h.storeUp, emb, rr, ix);
+  return {
+    status: status === 'healthy' && h.problems.length ? 'degraded' : status,
+    timestamp: new Date(now).toISOString(),
+    uptime_seconds: Math.round((now - h.openedAt) / 1000),
+    indexing: {
+      state: ix.state,
+      progress: {
+        files_discovered: ix.filesDiscovered,
+        files_processed: ix.filesProcessed,
+        chunks_created: ix.chunksCreated,
+        errors: ix.errors,
+        current_file: ix.currentFile,
+        start_time: ix.startedAt ? new Date(ix.startedAt).toISOString() : null,
+        estimated_completion: estimateCompletion(ix, now),
+      },
+      last_indexed: h.lastIndexed,
+    },
+    services: {
+      vector_store: { status: h.storeUp ? 'up' : 'down', latency_ms: h.storeLatencyMs },
+      embedding_provider: emb
+        ? { status: emb.status, model: h.embedding!.id, latency_ms: emb.lastLatencyMs, circuit_breaker_state: emb.circuit }
+        : { status: 'none', model: null, latency_ms: null, circuit_breaker_state: 'closed' },
+      sparse_embedding: { status: 'up', provider: 'quarry-bm25' },
+      reranking: rr ? { status: rr.status, model: h.reranker!.id, latency_ms: rr.lastLatencyMs } : { status: 'none', model: null, latency_ms: null },
+    },
+    statistics: {
+      total_chunks_indexed: h.counts.chunks,
+      total_files_indexed: h.counts.files,
+      languages_indexed: h.languages,
+      index_size_mb: Math.round((h.indexSizeBytes / 1048576) * 10) / 10,
+      queries_processed: h.queryLatency.total,
+      avg_query_latency_ms: lat.mean,
+      search_query_latency_ms: { p50: lat.p50, p95: lat.p95, p99: lat.p99 },
+    },
+    metrics: {
+      search_query_latency_ms: { p50: lat.p50, p95: lat.p95, p99: lat.p99 },
+      search_queries_total: h.queryLatency.total,
+      search_results_returned: { avg: results.mean, p50: results.p50, p95: results.p95 },
+      search_intent_distribution: { ...h.intentCounts },
+      indexing_files_per_second: rate,
+      indexing_chunks_created_total: h.indexTotals.chunks + (ix.state === 'indexing' ? ix.chunksCreated : 0),
+      indexing_errors_total: h.indexTotals.errors,
+      indexing_duration_seconds: h.indexTotals.lastDurationSeconds,
+      embedding_api_requests_total: emb?.requests ?? 0,
+      embedding_api_errors_total: emb?.errors ?? 0,
+      embedding_api_latency_ms: pick3(h.embeddingLatency.summary()),
+      vector_store_operation_latency_ms: pick3(h.vectorStoreLatency.summary()),
+      circuit_breaker_state: emb?.circuit ?? 'closed',
+      circuit_breaker_open_count: emb?.circuitOpenCount ?? 0,
+    },
+  };
+}
