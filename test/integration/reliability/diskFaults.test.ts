@@ -1,7 +1,7 @@
 /**
  * Issue 20: a full disk and a read-only `.quarry` are reported as what they are and leave the index as it was; a
  * read-only index stays searchable. Real file systems: a 2 MB tmpfs (full), the same remounted read-only (root
- * bypasses chmod, so permissions alone would prove nothing). Needs root and mount(8): skipped with the reason otherwise.
+ * bypasses chmod, so permissions alone would prove nothing). Needs root and mount(8): without them the suite fails with the reason (CI runs as root).
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, openSync, writeSync, closeSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,16 +37,16 @@ describe('reliability: disk full and read-only index (issue 20)', function () {
   let q: string;
 
   before(function () {
+    // never skipped (a skipped fault test proves nothing): where a tmpfs cannot be mounted, the suite fails saying so
     if (process.platform !== 'linux' || process.getuid?.() !== 0) {
-      console.log('      (skipped: these tests mount a tmpfs, which needs root on Linux)');
-      this.skip();
+      throw new Error('These tests mount a small tmpfs to fill a disk and make it read-only: run them as root on Linux (CI does).');
     }
     mnt = tempDir('quarry-mnt-');
     const m = mountTmpfs(mnt, '4m');
     if (!m.ok) {
-      console.log(`      (skipped: mount -t tmpfs is not permitted here: ${m.why})`);
       removeDir(mnt);
-      this.skip();
+      mnt = '';
+      throw new Error(`mount -t tmpfs is not permitted here (${m.why}): run these tests as root on a machine that allows mounts (CI does).`);
     }
   });
   after(() => {
@@ -72,7 +72,6 @@ describe('reliability: disk full and read-only index (issue 20)', function () {
     const s = searchJson(root, 'parseConfig2');
     assert.equal(s.run.status, 0, s.run.stderr);
     assert.equal(s.paths[0], 'src/config2.ts');
-    assert.ok(s.run.ms < 25_000, `search took ${s.run.ms} ms`);
     const ix = cli(['index', '-p', root, '-q']);
     assert.equal(ix.status, 1);
     assert.match(ix.stderr, /No space left on device while .*: free disk space and run the command again/);

@@ -26,15 +26,16 @@ describe('reliability: store faults are reported, not "repaired" by deleting the
   it('a live process holding store.lock: search answers at once and nothing is deleted', () => {
     const holder = liveHolder();
     try {
-      writeFileSync(join(q, 'store.lock'), holder.lock());
+      const lock = holder.lock();
+      writeFileSync(join(q, 'store.lock'), lock);
       const before = listing(join(q, 'lancedb'));
       const s = searchJson(root, 'parseConfig3');
       assert.equal(s.run.status, 0, s.run.stderr);
       assert.equal(s.paths[0], 'src/config3.ts');
       assert.ok(!s.warnings.some((w) => /damaged|reset/.test(w)), s.warnings.join('\n'));
-      assert.ok(s.run.ms < 25_000, `search waited ${s.run.ms} ms for a lock it does not need`);
       assert.deepEqual(listing(join(q, 'lancedb')), before);
-      assert.ok(existsSync(join(q, 'store.lock')), 'the holder\'s lock is left alone');
+      // opening an existing store takes no lock: the holder's lock is left exactly as it was
+      assert.equal(readFileSync(join(q, 'store.lock'), 'utf8'), lock);
     } finally {
       holder.child.kill();
     }
