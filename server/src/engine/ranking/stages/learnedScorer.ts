@@ -17,6 +17,7 @@ import { codeView } from '../../embedding/views';
 import { isDocumentChunk } from '../intents/context';
 import { isTestPath } from '../../testPaths';
 import { queryIsAboutTests } from './testDemotion';
+import { minMax } from '../../retrieval/fusion';
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -33,13 +34,6 @@ async function scoresOf(reranker: CandidateScorer, query: ParsedQuery, head: Can
   const out: number[] = head.map(() => Number.NaN);
   for (const r of results) if (r.index >= 0 && r.index < head.length && Number.isNaN(out[r.index])) out[r.index] = r.score;
   return out;
-}
-
-function minMax(values: number[]): (v: number) => number {
-  const finite = values.filter((v) => Number.isFinite(v));
-  const lo = Math.min(...finite);
-  const hi = Math.max(...finite);
-  return (v) => (!Number.isFinite(v) ? 0 : hi > lo ? (v - lo) / (hi - lo) : 1);
 }
 
 /**
@@ -67,15 +61,23 @@ export const learnedScorerStage: AsyncStage = {
       ctx.effects?.warnings.push(`Reranker ${reranker.id} unavailable (${(e as Error).message}); results keep the fused order.`);
       return candidates;
     }
+    if (!learned.some((x) => Number.isFinite(x))) {
+      ctx.effects?.warnings.push(`Reranker ${reranker.id} returned no scores; results keep the fused order.`);
+      return candidates;
+    }
     const w = ctx.scorerOptions?.weight ?? 1;
-    const learnedNorm = minMax(learned);
+    // a candidate the reranker returned no score for ranks with its lowest score
+    const floor = Math.min(...learned.filter((x) => Number.isFinite(x)));
+    const learnedNorm = minMax(learned.map((x) => (Number.isFinite(x) ? x : floor)));
     const fusedNorm = minMax(head.map((c) => c.score));
-    const key = new Map(head.map((c, i) => [c, w * learnedNorm(learned[i]) + (1 - w) * fusedNorm(c.score)]));
+    const key = head.map((_, i) => w * learnedNorm[i] + (1 - w) * fusedNorm[i]);
     const slots = head.map((c) => c.score); // already descending
     const fusedRank = new Map(sorted.map((c, i) => [c, i + 1]));
-    const reordered = [...head].sort((a, b) => key.get(b)! - key.get(a)! || slots[head.indexOf(a)] - slots[head.indexOf(b)]);
-    reordered.forEach((c, i) => {
-      const raw = learned[head.indexOf(c)];
+    // ties keep the fused order (the lower head index, the higher fused score)
+    const order = head.map((_, i) => i).sort((a, b) => key[b] - key[a] || a - b);
+    order.forEach((h, i) => {
+      const c = head[h];
+      const raw = learned[h];
       c.explanation.push(
         `scorer ${reranker.id}: ${Number.isFinite(raw) ? round(raw) : 'no score'} (#${i + 1} of ${head.length} scored; fusion had it #${fusedRank.get(c)}) → takes the fused score of scored #${i + 1}: ${round(slots[i])}`,
       );
