@@ -1,9 +1,12 @@
 /**
- * Quarry's custom LSP messages (method names and payloads). Shared by the server and by clients (the VS Code
- * extension, tests): plain types and strings only, no runtime dependency on vscode-languageserver.
+ * Quarry's custom LSP messages (method names and payloads): the one module the server (`server/src/lsp/*`) and its
+ * clients (the VS Code extension in `client/src/*`, tests) share. Neutral on purpose: plain types and strings only,
+ * no import of vscode, vscode-languageserver or the engine's internals — only the engine's data shapes (`api/`, a
+ * leaf of type declarations), so that the client bundle pulls in nothing but these constants.
  */
 import type { CodeMatch, FindCodeResponseSummary } from '../engine/api/results';
-import type { IndexStatus } from '../engine/engine';
+
+export type { CodeMatch, FindCodeResponseSummary };
 
 export const FIND_METHOD = 'codeSearch/find';
 export const STATUS_METHOD = 'codeSearch/status';
@@ -71,7 +74,7 @@ export interface FolderStatus {
   /** The last problem (open or index failure), if any. */
   error: string | null;
   /** The engine's status; null when the engine could not be opened. */
-  status: IndexStatus | null;
+  status: FolderIndexStatus | null;
   /** The folder's MCP endpoint served by this language server; null when off or not started. */
   mcp?: { url: string; token: string } | null;
   /**
@@ -79,6 +82,28 @@ export interface FolderStatus {
    * then this server only reads the index. Null when nobody does.
    */
   owner?: { kind: 'lsp' | 'serve' | 'mcp'; pid: number; thisProcess: boolean; mcpUrl: string | null } | null;
+}
+
+/**
+ * A folder's index as the engine reports it (`Engine.status()`, whose result the server sends as is; the server's
+ * status handler only compiles while the engine's shape still fits this one).
+ */
+export interface FolderIndexStatus {
+  root: string;
+  indexDir: string;
+  exists: boolean;
+  files: number;
+  chunks: number;
+  conformances: number;
+  chunksByKind: Record<string, number>;
+  chunksByLanguage: Record<string, number>;
+  lastIndexed: string | null;
+  lastDurationMs: number | null;
+  indexSizeBytes: number;
+  /** The process writing the index now, if any. */
+  indexing: { pid: number; host: string; startedAt: string } | null;
+  /** Problems found when opening the index (it will be rebuilt by the next index run). */
+  problems: string[];
 }
 
 /** One workspace folder's MCP endpoint: `url` (http://127.0.0.1:PORT/mcp) with `Authorization: Bearer <token>`. */
