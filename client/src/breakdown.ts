@@ -2,7 +2,7 @@
  * The score breakdown of a result as tooltip Markdown (seed 003 FR-6, the same parts as the CLI's `--show-scores`
  * and MCP's `score_breakdown`). Pure: no vscode import, so it is unit-tested directly.
  */
-import type { CodeMatch } from '../../server/src/engine/api/results';
+import type { CodeMatch } from '../../server/src/lsp/protocol';
 
 /** Escapes Markdown's special characters in plain text. */
 export function escapeMarkdown(text: string): string {

@@ -22,7 +22,7 @@ import {
   STATUS_METHOD,
   StatusChangedParams,
   StatusResult,
-} from './types';
+} from '../../server/src/lsp/protocol';
 import { initializationOptions } from './settings';
 import { createServer } from 'node:net';
 

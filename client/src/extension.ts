@@ -16,7 +16,7 @@ import { withoutModelIds } from './findCodeText';
 import { testLog } from './testLog';
 import { RESTART_KEYS, readSettings } from './settings';
 import { StatusBar } from './statusBar';
-import type { FindParams, FindResult, FolderStatus, ReindexResult, StatusResult } from './types';
+import type { FindParams, FindResult, FolderStatus, ReindexResult, StatusResult } from '../../server/src/lsp/protocol';
 
 /** What `activate()` returns: used by the in-editor tests and by other extensions. */
 export interface QuarryApi {

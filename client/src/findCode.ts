@@ -16,7 +16,8 @@ import { indexNote, phraseNotice } from './findCodeText';
 import { openMatch } from './openMatch';
 import { readSettings } from './settings';
 import { testLog } from './testLog';
-import { FindResult, LocatedMatch, iconOf, labelOf, snippetOf, toUri } from './types';
+import type { FindResult, LocatedMatch } from '../../server/src/lsp/protocol';
+import { iconOf, labelOf, snippetOf, toUri } from './types';
 
 export const DEBOUNCE_MS = 170;
 const PLACEHOLDER = 'Search code: a symbol, a "quoted phrase", or a description of what the code does';

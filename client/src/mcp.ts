@@ -13,7 +13,7 @@
  */
 import * as vscode from 'vscode';
 import type { QuarryClient } from './client';
-import type { McpEndpoint } from './types';
+import type { McpEndpoint } from '../../server/src/lsp/protocol';
 import { httpConfigSnippet, stdioConfigSnippet, stdioServer } from './mcpConfig';
 import { readSettings } from './settings';
 

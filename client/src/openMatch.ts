@@ -5,7 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { namePosition } from './namePosition';
-import { LocatedMatch, toUri } from './types';
+import type { LocatedMatch } from '../../server/src/lsp/protocol';
+import { toUri } from './types';
 
 /** How long the unit stays highlighted after it is opened. */
 export const HIGHLIGHT_MS = 1500;

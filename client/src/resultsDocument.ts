@@ -3,7 +3,8 @@
  * language `quarry-results`, highlighted by syntaxes/quarry-results.tmLanguage.json), with links to each match.
  */
 import * as vscode from 'vscode';
-import { FindResult, LocatedMatch, labelOf, snippetOf } from './types';
+import type { FindResult, LocatedMatch } from '../../server/src/lsp/protocol';
+import { labelOf, snippetOf } from './types';
 
 /** The hidden command the document's links run: opens a match like Find Code does (cursor on the name). */
 export const OPEN_LINK_COMMAND = 'quarry.results.openLink';

@@ -1,6 +1,7 @@
 /** The "Code Search" tree: the last search's matches grouped by file, with line ranges and score explanations. */
 import * as vscode from 'vscode';
-import { FindResult, LocatedMatch, iconOf, labelOf, snippetOf, toRange, toUri } from './types';
+import type { FindResult, LocatedMatch } from '../../server/src/lsp/protocol';
+import { iconOf, labelOf, snippetOf, toRange, toUri } from './types';
 import { breakdownMarkdown, escapeMarkdown } from './breakdown';
 
 type Node = { type: 'file'; path: string; uri: vscode.Uri; matches: LocatedMatch[] } | { type: 'match'; match: LocatedMatch } | { type: 'note'; text: string; icon: string };

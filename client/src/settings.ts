@@ -1,6 +1,6 @@
 /** `quarry.*` settings: what the server receives as initializationOptions, and per-search defaults. */
 import * as vscode from 'vscode';
-import type { QuarryInitializationOptions } from './types';
+import type { QuarryInitializationOptions } from '../../server/src/lsp/protocol';
 
 export interface ClientSettings {
   embeddingProvider: string;

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { withoutModelIds } from './findCodeText';
-import type { StatusChangedParams } from './types';
+import type { StatusChangedParams } from '../../server/src/lsp/protocol';
 
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('quarry.status', vscode.StatusBarAlignment.Left, 10);

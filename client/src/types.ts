@@ -1,31 +1,7 @@
 /**
- * The client's view of Quarry's custom LSP messages. Method names and payload types come from the server's
- * `protocol.ts` (types only at run time: the constants are plain strings bundled into the extension).
+ * vscode helpers over the payloads of Quarry's LSP messages (ranges, URIs, icons, labels). The method names and
+ * payload types themselves are imported from the one module client and server share, `server/src/lsp/protocol.ts`.
  */
-export {
-  FIND_METHOD,
-  STATUS_METHOD,
-  REINDEX_METHOD,
-  STATUS_CHANGED_NOTIFICATION,
-  MCP_ENDPOINTS_NOTIFICATION,
-  RESULT_OPENED_NOTIFICATION,
-} from '../../server/src/lsp/protocol';
-export type {
-  FindParams,
-  FindResult,
-  LocatedMatch,
-  LspLocation,
-  StatusResult,
-  FolderStatus,
-  ReindexParams,
-  ReindexResult,
-  StatusChangedParams,
-  QuarryInitializationOptions,
-  McpEndpoint,
-  McpEndpointsParams,
-  ResultOpenedParams,
-} from '../../server/src/lsp/protocol';
-
 import * as vscode from 'vscode';
 import type { LocatedMatch, LspLocation } from '../../server/src/lsp/protocol';
 
