@@ -64,14 +64,20 @@ export function memberNameRange(chunk: Pick<Chunk, 'symbolRanges'>, member: stri
   return r ? { line: r.range.line, column: r.range.column, end_line: r.range.endLine, end_column: r.range.endColumn } : undefined;
 }
 
-/** The member of `chunk` an identifier query names when it is not the chunk's own symbol (see CodeMatch). */
-export function matchedMember(chunk: { symbol: string; symbols: string[] }, query: string): string | undefined {
+/**
+ * The member of `chunk` an identifier query names when it is not the chunk's own symbol (see CodeMatch): only a member
+ * declared inside the chunk's own text, whose range the chunk records (`symbolRanges`: a class kept whole). A split
+ * class's unit lists its members' names too, but each member is a unit of its own: labelling the class unit
+ * `Class.member` would name a result after a declaration it does not hold, and open it at the class's name (issue 18).
+ */
+export function matchedMember(chunk: Pick<Chunk, 'symbol' | 'symbols' | 'symbolRanges'>, query: string): string | undefined {
   const loose = (s: string) => s.toLowerCase().replace(/_/g, '');
   const want = loose(query.split(/\.|::|#/).pop() ?? query);
   if (!want || !chunk.symbol || loose(chunk.symbol.split('.').pop()!) === want) return undefined;
   const member = chunk.symbols.find((s) => loose(s.split('.').pop()!) === want);
   if (!member) return undefined;
-  return member.includes('.') ? member : `${chunk.symbol}.${member}`;
+  const qualified = member.includes('.') ? member : `${chunk.symbol}.${member}`;
+  return memberNameRange(chunk, qualified) ? qualified : undefined;
 }
 
 function gitAndActivation(c: Candidate): Pick<CodeMatch, 'git' | 'activation'> {
