@@ -4,5 +4,6 @@
  * units of two chunkers.
  *   2: one unit per named declaration (no merged neighbours), name ranges; class units list member signatures
  *      without the members' doc comments.
+ *   3: Ruby `class << self` methods are units of their own (members of the enclosing class or module).
  */
-export const CHUNKER_VERSION = 2;
+export const CHUNKER_VERSION = 3;

@@ -1,4 +1,7 @@
-/** Ruby: classes (`< Base`, `include Mod` as conformances), modules, methods, `def self.x`. */
+/**
+ * Ruby: classes (`< Base`, `include Mod` as conformances), modules, methods, `def self.x`, and the methods of a
+ * `class << self` block (members of the enclosing class or module, each a unit of its own).
+ */
 import type { Node } from 'web-tree-sitter';
 import { bareNames, childOfType, field, named, type LanguageDefinition } from './types';
 
@@ -44,5 +47,8 @@ export const ruby: LanguageDefinition = {
   },
   commentTypes: ['comment'],
   importTypes: [],
+  // `class << self … end`: its body's definitions are members of the enclosing class or module (the body is a
+  // `body_statement` child of the `singleton_class` node; a sequence meets a bare `body_statement` only there)
+  memberGroups: ['singleton_class', 'body_statement'],
   constructorNames: ['initialize'],
 };
