@@ -4,6 +4,8 @@
  * units of two chunkers.
  *   2: one unit per named declaration (no merged neighbours), name ranges; class units list member signatures
  *      without the members' doc comments.
- *   3: Ruby `class << self` methods are units of their own (members of the enclosing class or module).
+ *   3: Ruby `class << self` methods are units of their own (members of the enclosing class or module); JavaScript/
+ *      TypeScript classes compiled to ES5 (`var X = function (_Base) { function X() {} … }(Base)`) are classes with
+ *      their members, and functions assigned to properties (`X.prototype.m = function`, `exports.f = function`) units.
  */
 export const CHUNKER_VERSION = 3;

@@ -20,6 +20,7 @@ const variableRule: DefRule = {
   kind: (n) => {
     const ds = declarators(n);
     if (ds.length > 0 && ds.every((d) => isRequire(field(d, 'value')))) return null;
+    if (compiledClass(n)) return null;
     if (ds.length === 1 && FUNCTION_VALUES.includes(field(ds[0], 'value')?.type ?? '')) return 'function';
     return ds.some((d) => field(d, 'name')?.type === 'identifier') ? 'variable' : null;
   },
@@ -33,6 +34,56 @@ const variableRule: DefRule = {
     return v && FUNCTION_VALUES.includes(v.type) ? field(v, 'body') : null;
   },
   names: (n) => declarators(n).map((d) => field(d, 'name')).filter((x): x is Node => x?.type === 'identifier').map((x) => x.text),
+};
+
+const unparen = (n: Node | null): Node | null => (n?.type === 'parenthesized_expression' ? unparen(named(n).find((c) => c.type !== 'comment') ?? null) : n);
+
+/**
+ * A class compiled to ES5 (Babel, tsc): `var Parser = /*#__PURE__*\/function (_Obj) { function Parser() {…} … }(Obj);`
+ * — a declarator whose value is a function called on the spot, whose body declares a function of the declarator's
+ * own name (the constructor). Returns that function expression (the class body's owner), or null.
+ */
+function compiledClass(declaration: Node): Node | null {
+  const ds = declarators(declaration);
+  if (ds.length !== 1) return null;
+  const name = field(ds[0], 'name');
+  const call = unparen(field(ds[0], 'value'));
+  if (name?.type !== 'identifier' || call?.type !== 'call_expression') return null;
+  const fn = unparen(field(call, 'function'));
+  if (fn?.type !== 'function_expression' && fn?.type !== 'function') return null;
+  const body = field(fn, 'body');
+  return named(body).some((st) => st.type === 'function_declaration' && field(st, 'name')?.text === name.text) ? fn : null;
+}
+
+/** The declarator a compiled class's function expression is the value of (see `compiledClass`). */
+function compiledClassDeclarator(fn: Node): Node | null {
+  let n: Node | null = fn.parent;
+  while (n && (n.type === 'parenthesized_expression' || n.type === 'call_expression')) n = n.parent;
+  return n?.type === 'variable_declarator' ? n : null;
+}
+
+/**
+ * A function assigned to a property, as a statement: `Parser.prototype.parseFor = function parseFor() {…}`, Babel's
+ * `_proto.parseFor = …` inside a compiled class, `exports.parse = …`. Named by the property; `module.exports = …` is
+ * module glue, not a declaration.
+ */
+const assignedFunctionRule: DefRule = {
+  kind: (n) => {
+    const left = field(n, 'left');
+    if (left?.type !== 'member_expression' || !FUNCTION_VALUES.includes(unparen(field(n, 'right'))?.type ?? '')) return null;
+    if (field(left, 'property')?.type !== 'property_identifier' || left.text === 'module.exports') return null;
+    return 'function';
+  },
+  name: (n) => field(field(n, 'left'), 'property')?.text ?? null,
+  nameNode: (n) => field(field(n, 'left'), 'property'),
+  // `Foo.prototype.bar = …` at the top level is a method of Foo
+  qualifier: (n) => {
+    const obj = field(field(n, 'left'), 'object');
+    return obj?.type === 'member_expression' && field(obj, 'property')?.text === 'prototype' && field(obj, 'object')?.type === 'identifier'
+      ? field(obj, 'object')!.text
+      : null;
+  },
+  body: (n) => field(unparen(field(n, 'right')), 'body'),
 };
 
 function heritage(n: Node): string[] {
@@ -68,7 +119,17 @@ export function ecmaDefinition(id: string, typescript: boolean): LanguageDefinit
     lexical_declaration: variableRule,
     variable_declaration: variableRule,
     field_definition: { ...fieldRule, name: (n) => field(n, 'property')?.text ?? null },
+    assignment_expression: assignedFunctionRule,
+    // reached only through a declaration's wrapper (`compiledClass`)
+    function_expression: {
+      kind: (n) => (compiledClassDeclarator(n) ? 'class' : null),
+      container: true,
+      name: (n) => field(compiledClassDeclarator(n), 'name')?.text ?? null,
+      nameNode: (n) => field(compiledClassDeclarator(n), 'name'),
+      conformances: (n) => bareNames(named(field(n.parent, 'arguments'))),
+    },
   };
+  definitions.function = definitions.function_expression;
   if (typescript) {
     Object.assign(definitions, {
       abstract_class_declaration: classRule,
@@ -88,11 +149,16 @@ export function ecmaDefinition(id: string, typescript: boolean): LanguageDefinit
     wrappers: {
       export_statement: (n) => field(n, 'declaration') ?? field(n, 'value'),
       ambient_declaration: (n) => named(n)[0] ?? null,
-      expression_statement: (n) => childOfType(n, 'internal_module'),
+      expression_statement: (n) => childOfType(n, 'internal_module') ?? childOfType(n, 'assignment_expression'),
+      // the variable rule declines a compiled class (`compiledClass`): the class is its function expression
+      lexical_declaration: compiledClass,
+      variable_declaration: compiledClass,
     },
     commentTypes: ['comment'],
     importTypes: ['import_statement'],
     constructorNames: ['constructor'],
+    // a compiled class's constructor is the function of the class's name (`function Parser() {…}` inside `var Parser`)
+    constructorIsClassName: true,
   };
 }
 
