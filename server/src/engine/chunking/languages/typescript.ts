@@ -67,21 +67,35 @@ function compiledClassDeclarator(fn: Node): Node | null {
  * `_proto.parseFor = …` inside a compiled class, `exports.parse = …`. Named by the property; `module.exports = …` is
  * module glue, not a declaration.
  */
+/** `Foo` of `Foo.prototype.bar = …`, or null. */
+function prototypeOwner(assignment: Node): string | null {
+  const obj = field(field(assignment, 'left'), 'object');
+  return obj?.type === 'member_expression' && field(obj, 'property')?.text === 'prototype' && field(obj, 'object')?.type === 'identifier'
+    ? field(obj, 'object')!.text
+    : null;
+}
+
+/** Whether `n` is inside the compiled class named `owner` (whose body already makes it the container). */
+function insideCompiledClass(n: Node, owner: string): boolean {
+  for (let p = n.parent; p; p = p.parent) {
+    if ((p.type === 'function_expression' || p.type === 'function') && field(compiledClassDeclarator(p), 'name')?.text === owner) return true;
+  }
+  return false;
+}
+
 const assignedFunctionRule: DefRule = {
   kind: (n) => {
     const left = field(n, 'left');
     if (left?.type !== 'member_expression' || !FUNCTION_VALUES.includes(unparen(field(n, 'right'))?.type ?? '')) return null;
     if (field(left, 'property')?.type !== 'property_identifier' || left.text === 'module.exports') return null;
-    return 'function';
+    return prototypeOwner(n) ? 'method' : 'function';
   },
   name: (n) => field(field(n, 'left'), 'property')?.text ?? null,
   nameNode: (n) => field(field(n, 'left'), 'property'),
-  // `Foo.prototype.bar = …` at the top level is a method of Foo
+  // `Foo.prototype.bar = …` at the top level is a method of Foo (inside Foo's compiled class, Foo is the container)
   qualifier: (n) => {
-    const obj = field(field(n, 'left'), 'object');
-    return obj?.type === 'member_expression' && field(obj, 'property')?.text === 'prototype' && field(obj, 'object')?.type === 'identifier'
-      ? field(obj, 'object')!.text
-      : null;
+    const owner = prototypeOwner(n);
+    return owner && !insideCompiledClass(n, owner) ? owner : null;
   },
   body: (n) => field(unparen(field(n, 'right')), 'body'),
 };
