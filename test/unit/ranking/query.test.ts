@@ -39,6 +39,19 @@ describe('query parser', () => {
       ['conforms to Hashable', 'implementations', 'Hashable'],
       ['where is the Reader interface implemented', 'implementations', 'Reader'],
       ['impl Display for', 'implementations', 'Display'],
+      // the list named by any plural noun, after up to two modifiers; "derived from", "built on", "directly"
+      ['serializers that extend BaseSerializer', 'implementations', 'BaseSerializer'],
+      ['which parsers inherit from AbstractParser', 'implementations', 'AbstractParser'],
+      ['http error classes derived from HttpError', 'implementations', 'HttpError'],
+      ['what inherits directly from the abstract Widget base class', 'implementations', 'Widget'],
+      ['plugins implementing Plugin directly', 'implementations', 'Plugin'],
+      ['views built on BaseView', 'implementations', 'BaseView'],
+      ['in-memory implementations of Cache', 'implementations', 'Cache'],
+      ['which storage types implement Backend', 'implementations', 'Backend'],
+      ['retry policy implementations', 'implementations', 'policy'],
+      // a lower-case adjective before a capitalised name is not the target
+      ['what extends the standard Error class', 'implementations', 'Error'],
+      ['which classes implement the builtin Iterator', 'implementations', 'Iterator'],
       ['ChunkStore protocol', 'protocol', 'ChunkStore'],
       ['interface EmbeddingProvider', 'protocol', 'EmbeddingProvider'],
       ['what is LexicalIndex', 'definition', 'LexicalIndex'],
@@ -51,6 +64,9 @@ describe('query parser', () => {
     assert.equal(parseQuery('how do we merge segments').target, null);
     assert.equal(parseQuery('how is the cache eviction tested').target, null);
     assert.equal(parseQuery('what happens when the request times out').target, null);
+    assert.equal(parseQuery('how to extend the router with plugins').target, null);
+    assert.equal(parseQuery('where do we retry failed uploads').target, null);
+    assert.equal(parseQuery('functions that parse dates').target, null);
   });
   it('recognises a bare identifier (plain, dotted, ::)', () => {
     for (const t of ['getUserData', 'HTTPSConnection', 'Foo.bar', 'std::vector', 'user_manager']) assert.equal(parseQuery(t).form, 'identifier', t);

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { tokenize, identifierParts, partTokens, wholeTokens, isIdentifierLike } from '../../../server/src/engine/tokenize/codeTokenizer';
+import { tokenize, identifierParts, partTokens, wholeTokens, isIdentifierLike, nameStemTokens } from '../../../server/src/engine/tokenize/codeTokenizer';
+import { lexicalTerms, parseQuery } from '../../../server/src/engine/ranking/query';
+import { lexicalDocForChunk } from '../../../server/src/engine/indexer/lexicalDoc';
+import type { Chunk } from '../../../server/src/engine/types';
 import { countTokens } from '../../../server/src/engine/tokenize/tokenCount';
 
 describe('code-aware tokenizer (seed 003 UT-BM25-01..07)', () => {
@@ -41,6 +44,16 @@ describe('code-aware tokenizer (seed 003 UT-BM25-01..07)', () => {
   });
   it('wholeTokens keeps identifiers whole and lower-cased', () => {
     assert.deepEqual(wholeTokens('fooBar(x, y_z)'), ['foobar', 'y_z']);
+  });
+  it('stems the parts of a name so descriptions in other inflections meet it (name field, natural queries only)', () => {
+    assert.deepEqual(nameStemTokens('ConcurrencyLimiter'), ['^concurr', '^limit']);
+    const doc = lexicalDocForChunk({ id: 'a', path: 'a.ts', language: 'typescript', source: 'ast', kind: 'class', name: 'ConcurrencyLimiter', symbol: 'ConcurrencyLimiter', symbols: [], container: '', content: 'class ConcurrencyLimiter {}', doc: '' } as unknown as Chunk);
+    assert.ok(doc.fields.name.includes('^limit') && doc.fields.name.includes('limiter'));
+    const weights = { identifier: { name: 4, symbols: 2, ident: 1.5, body: 0.5, path: 1, stem: 0 }, natural: { name: 1.5, symbols: 1, ident: 0.5, body: 1, path: 1, stem: 0.8 } };
+    const natural = lexicalTerms(parseQuery('limit the concurrent requests'), weights).filter((t) => t.field === 'name' && t.token.startsWith('^'));
+    assert.deepEqual(natural.map((t) => t.token), ['^limit', '^concurr', '^request'], 'function words are left out');
+    assert.ok(natural.every((t) => t.weight === 0.75), 'half the name weight');
+    assert.ok(!lexicalTerms(parseQuery('ConcurrencyLimiter'), weights).some((t) => t.token.startsWith('^')), 'identifier queries match names exactly');
   });
   it('recognises identifier-like queries', () => {
     assert.ok(isIdentifierLike('getUserData'));

@@ -1,6 +1,7 @@
 /**
  * How a chunk is seen by the lexical index: one token list per field.
- * - name:    the main symbol's parts and whole form (`validateToken` → validate, token, validatetoken)
+ * - name:    the main symbol's parts and whole form (`validateToken` → validate, token, validatetoken), and its
+ *            parts' stems (^valid, ^token) for descriptions written in other inflections
  * - symbols: every defined name plus the qualified symbol, parts and whole (`order.total`)
  * - ident:   whole identifiers of the text, normalized (`parse_config` = `parseConfig` → parseconfig)
  * - body:    identifier parts and words of the text, doc comment included (natural-language matching)
@@ -9,13 +10,13 @@
  */
 import type { Chunk } from '../types';
 import type { LexicalDoc } from '../store/lexical/segment';
-import { identifierTokens, nameTokens, partTokens, stemTokens } from '../tokenize/codeTokenizer';
+import { identifierTokens, nameStemTokens, nameTokens, partTokens, stemTokens } from '../tokenize/codeTokenizer';
 
 /**
  * Names the tokenization below. Change it whenever tokens or fields change: indexes built with another
  * value are rebuilt from the chunk store instead of being searched with mismatched terms.
  */
-export const LEXICAL_ANALYZER = 'fields6-exact-loose-stem-v3';
+export const LEXICAL_ANALYZER = 'fields6-exact-loose-stem-v4-namestems';
 
 export function lexicalDocForChunk(chunk: Chunk): LexicalDoc {
   const names = [chunk.symbol, ...chunk.symbols].filter(Boolean).join(' ');
@@ -24,7 +25,7 @@ export function lexicalDocForChunk(chunk: Chunk): LexicalDoc {
     id: chunk.id,
     path: chunk.path,
     fields: {
-      name: chunk.name ? nameTokens(chunk.name) : [],
+      name: chunk.name ? [...nameTokens(chunk.name), ...nameStemTokens(chunk.name)] : [],
       symbols: nameTokens(names),
       ident: identifierTokens(text),
       body: partTokens(text),

@@ -13,7 +13,7 @@
  * query. Invalid syntax is an error that names the problem, never a silent empty result.
  */
 import picomatch from 'picomatch';
-import { FUNCTION_WORDS, identifierParts, identifierTokens, isIdentifierLike, exactNameToken, looseNameToken, partTokens, stemTokens, words } from '../tokenize/codeTokenizer';
+import { FUNCTION_WORDS, identifierParts, identifierTokens, isIdentifierLike, exactNameToken, looseNameToken, nameStemTokens, partTokens, stemTokens, words } from '../tokenize/codeTokenizer';
 import type { FieldWeights } from '../config/schema';
 import type { QueryTerm } from '../store/lexical/lexicalIndex';
 import { INTENT_TYPES } from '../api/intentTypes';
@@ -98,21 +98,28 @@ export function normalizeIntent(intent: string | null | undefined): string | nul
 const IDENT = String.raw`([A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*)`;
 /** "the X interface", "the X trait", "X base class": the name inside such a wrapper. */
 const KIND_WORDS = String.raw`(?:interface|protocol|trait|abstract\s+class|base\s+class|class|type|module|mixin)`;
-const TARGET = String.raw`(?:the\s+|an?\s+)?(?:${KIND_WORDS}\s+)?${IDENT}(?:\s+${KIND_WORDS})?`;
+const TARGET = String.raw`(?:the\s+|an?\s+)?(?:abstract\s+)?(?:${KIND_WORDS}\s+)?${IDENT}(?:\s+${KIND_WORDS})?`;
 const IMPLEMENTERS = String.raw`(?:implementations?|implementers?|implementors?|conformers?|subclasses|subtypes|subclass|derived\s+classes|child\s+classes|adopters?)`;
-const IMPLEMENTING = String.raw`(?:implements?|implementing|implemented|conforms?\s+to|conforming\s+to|extends?|extending|adopts?|adopting|satisf(?:y|ies|ying)|inherits?\s+from|inheriting\s+from|derives?\s+from|deriving\s+from|subclass(?:es)?|subclassing)`;
+/** The verbs of conformance, with an optional "directly" ("inherits directly from", "derived directly from"). */
+const IMPLEMENTING = String.raw`(?:(?:directly\s+)?(?:implements?|implementing|implemented|conforms?\s+to|conforming\s+to|extends?|extending|extended|adopts?|adopting|satisf(?:y|ies|ying)|(?:inherits?|inheriting|derives?|deriving|derived)\s+(?:directly\s+)?from|subclass(?:es)?|subclassing|built\s+(?:on\s+top\s+of|on|upon))(?:\s+directly)?)`;
 const THINGS = String.raw`(?:types?|classes|class|structs?|enums?|objects?|records?|impls?|implementations?|things|concrete\s+types?)`;
+/**
+ * What a list of implementers is called in a question: the words above, or any plural noun ("formatters", "handlers",
+ * "middlewares"), after at most two modifiers ("template node types", "error classes", "mock implementations").
+ */
+const MODIFIERS = String.raw`(?:[A-Za-z][\w-]*\s+){0,2}?`;
+const NAMED_THINGS = String.raw`(?:${MODIFIERS}(?:${THINGS}|[A-Za-z][\w-]*[a-z]s))`;
 const FORMS: Array<{ relation: TargetRelation; re: RegExp }> = [
   // what/which/who (types|classes ...) implement(s)/extend(s)/satisfy/inherit from X
-  { relation: 'implementations', re: new RegExp(String.raw`^(?:what|which|who|list|show|find|all)(?:\s+(?:are\s+)?(?:the\s+)?${THINGS})?\s+(?:that\s+|which\s+)?(?:do\s+|does\s+)?${IMPLEMENTING}\s+${TARGET}`, 'i') },
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:what|which|who|list|show|find|all)(?:\s+(?:are\s+)?(?:the\s+)?${NAMED_THINGS})?\s+(?:that\s+|which\s+)?(?:do\s+|does\s+)?${IMPLEMENTING}\s+${TARGET}`, 'i') },
   // (all) implementations / subclasses / implementers of X
-  { relation: 'implementations', re: new RegExp(String.raw`^(?:(?:list|show|find)\s+)?(?:all\s+)?(?:the\s+)?(?:known\s+)?${IMPLEMENTERS}\s+(?:of|for)\s+${TARGET}`, 'i') },
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:(?:list|show|find)\s+|what\s+are\s+)?(?:all\s+)?(?:the\s+)?(?:known\s+)?${MODIFIERS}${IMPLEMENTERS}\s+(?:of|for)\s+${TARGET}`, 'i') },
   // types/classes (that) implement X
-  { relation: 'implementations', re: new RegExp(String.raw`^(?:all\s+)?${THINGS}\s+(?:that\s+|which\s+)?${IMPLEMENTING}\s+${TARGET}`, 'i') },
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:all\s+)?(?:the\s+)?${NAMED_THINGS}\s+(?:that\s+|which\s+)?${IMPLEMENTING}\s+${TARGET}`, 'i') },
   // implements X, conforms to X, extends X, impl X for
   { relation: 'implementations', re: new RegExp(String.raw`^(?:${IMPLEMENTING}|impl)\s+${TARGET}(?:\s+for)?\s*\??$`, 'i') },
   // X implementations, X subclasses, "Observer implementers"
-  { relation: 'implementations', re: new RegExp(String.raw`^(?:the\s+)?${IDENT}(?:\s+${KIND_WORDS})?\s+${IMPLEMENTERS}\s*\??$`, 'i') },
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:the\s+)?(?:[A-Za-z][\w-]*\s+)?${IDENT}(?:\s+${KIND_WORDS})?\s+${IMPLEMENTERS}\s*\??$`, 'i') },
   // where is X implemented, who implements X
   { relation: 'implementations', re: new RegExp(String.raw`^(?:where|how)\s+(?:is|are)\s+${TARGET}\s+implemented\s*\??$`, 'i') },
   { relation: 'callers', re: new RegExp(String.raw`^(?:who|what)\s+(?:calls|uses|references)\s+${IDENT}`, 'i') },
@@ -175,6 +182,16 @@ export function expandChunkTypes(types: readonly string[], source: string): stri
   return [...out];
 }
 
+/**
+ * "what extends the standard Response class": a lower-case word the form took for the target is an adjective when a
+ * capitalised identifier follows it — the target is that identifier.
+ */
+function adjectiveSkipped(name: string, rest: string): string {
+  if (name !== name.toLowerCase() || name.includes('.')) return name;
+  const next = rest.match(/^\s+([A-Z][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*)/);
+  return next ? next[1] : name;
+}
+
 export function parseQuery(raw: string, intent?: string | null): ParsedQuery {
   const filters: QueryFilters = { languages: [], paths: [], kinds: [], excludes: [] };
   const phrases: string[] = [];
@@ -224,7 +241,7 @@ export function parseQuery(raw: string, intent?: string | null): ParsedQuery {
     for (const f of FORMS) {
       const fm = text.match(f.re);
       if (fm) {
-        target = { relation: f.relation, name: fm[1] };
+        target = { relation: f.relation, name: adjectiveSkipped(fm[1], text.slice((fm.index ?? 0) + fm[0].length)) };
         break;
       }
     }
@@ -278,6 +295,8 @@ export function lexicalTerms(q: ParsedQuery, weights: { identifier: FieldWeights
     // recognised form's target (`ChunkStore` in "what implements ChunkStore").
     const parts = words(q.text).flatMap((word) => identifierParts(word));
     push('name', parts);
+    // other inflections of a name's parts ("limit concurrent requests" → ConcurrencyLimiter), at half weight
+    push('name', nameStemTokens(parts.filter((p) => !FUNCTION_WORDS.has(p)).join(' ')), 0.5);
     push('symbols', parts);
     const whole = words(q.text).filter((word) => identifierParts(word).length > 1);
     if (q.target && !whole.includes(q.target.name)) whole.push(q.target.name);

@@ -128,7 +128,9 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   // a candidate even when its text shares no word with the query.
   if (q.target?.relation === 'implementations') {
     const name = q.target.name.split(/\.|::/).pop()!;
-    const rows = await ctx.store.conformancesOf(name);
+    let rows = await ctx.store.conformancesOf(name);
+    // a name typed in lower case ("response middleware implementations") names the type as declared (Middleware)
+    if (!rows.length && name === name.toLowerCase()) rows = await ctx.store.conformancesOf(name[0]!.toUpperCase() + name.slice(1));
     const have = new Set(candidates.map((c) => c.id));
     const base = Math.max(0, ...candidates.map((c) => c.score));
     for (const r of rows) {

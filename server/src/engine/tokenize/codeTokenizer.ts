@@ -94,6 +94,20 @@ export const EXACT_NAME = '=';
 /** Prefix of the convention-blind name token (`~parseconfig` for parse_config and parseConfig). */
 export const LOOSE_NAME = '~';
 
+/** Prefix of a stemmed name part (`^limit` for ConcurrencyLimiter's `limiter`): descriptions in other inflections. */
+export const NAME_STEM = '^';
+
+/**
+ * Name-field tokens for other inflections: the stem of each part of the name (`ConcurrencyLimiter` → ^concurr,
+ * ^limit), so that "limit concurrent requests" meets the limiter's name and not only its body. Only
+ * natural-language queries look them up; identifier queries match names exactly.
+ */
+export function nameStemTokens(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) for (const p of identifierParts(w)) out.push(NAME_STEM + stemOf(p));
+  return out;
+}
+
 function qualifiedSegments(name: string): string[] {
   return name.split(/\.|::|#/).filter(Boolean);
 }

@@ -6,6 +6,7 @@
 import type { Candidate, StageContext } from '../candidate';
 import type { Chunk } from '../../types';
 import { detectIntents } from './detect';
+import { isMostlyComment } from '../../tokenize/comments';
 
 export type { DetectedIntents, IntentContext, IntentAnnotations } from './types';
 import type { DetectedIntents, IntentContext, IntentAnnotations } from './types';
@@ -31,7 +32,10 @@ export function intentsOf(ctx: StageContext): DetectedIntents {
   return d;
 }
 
-/** Document/knowledge chunks (seed 004's domain): Markdown sections, text windows, any Markdown file. */
+/**
+ * Document/knowledge chunks (seed 004's domain): Markdown sections, text windows, any Markdown file, and code chunks
+ * that are prose (a package's doc comment in Go's doc.go, a module docstring: comments with almost no code).
+ */
 export function isDocumentChunk(chunk: Chunk): boolean {
-  return chunk.kind === 'section' || chunk.kind === 'text' || chunk.language === 'markdown';
+  return chunk.kind === 'section' || chunk.kind === 'text' || chunk.language === 'markdown' || (chunk.kind === 'code' && isMostlyComment(chunk.content, chunk.language));
 }
