@@ -164,7 +164,8 @@ describe('issue 18 on real repositories: every name declared once is found first
       });
 
       it('CLI: quarry search NAME --format json (name_range) and the table (path:line:col)', () => {
-        const c: Checked = { repo, door: 'CLI', asked: 0, first: 0, keptWholeNotFirst: [], misses: [] };
+        // the built CLI, as users run it (dist/cli.js: `npm run build` after changing the sources)
+        const c: Checked = { repo, door: 'CLI (dist/cli.js)', asked: 0, first: 0, keptWholeNotFirst: [], misses: [] };
         const sample = spread(search, SAMPLE_CLI);
         for (const d of sample) {
           const r = runCli(['search', d.name, '--project', root, '--format', 'json', '--limit', String(LIMIT), '--no-explain']);
