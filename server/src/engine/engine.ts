@@ -35,7 +35,7 @@ import { createHash } from 'node:crypto';
 import type { EmbeddingProvider, Reranker } from './embedding/types';
 import { createEmbeddingProvider, createReranker } from './embedding/registry';
 import { backfillEmbeddings, EmbedProgress, EmbedSummary } from './indexer/embedder';
-import { CheckpointWriter, readCheckpoint, resumeDecision } from './indexer/checkpoint';
+import { CheckpointWriter, interruptedRunProblem, readCheckpoint, resumeDecision } from './indexer/checkpoint';
 import { chunkView } from './embedding/viewFor';
 import type { FindCodeResponseSummary } from './api/results';
 import { runSearch, type SearchRequest } from './search/search';
@@ -171,6 +171,8 @@ export class Engine {
     const { lexical, lexicalReset } = await openLexical(quarryDir, store, problems);
     await checkStoreAgainstLexical(quarryDir, store, lexical, problems);
     checkStateFile(quarryDir, problems);
+    const interrupted = interruptedRunProblem(quarryDir);
+    if (interrupted) problems.push(interrupted);
     const engine = new Engine(root, quarryDir, config, store, lexical);
     engine.problems = problems;
     if (options.embedding !== undefined) engine.embedding = options.embedding;

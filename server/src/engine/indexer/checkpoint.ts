@@ -1,13 +1,16 @@
 /**
- * The indexing checkpoint (seed 002 FR-034): `.quarry/index_checkpoint.json`, written after every committed batch
- * (100 files), at least every 5 minutes, and when a run is interrupted (SIGTERM/SIGINT abort the run between
- * batches); removed when a run completes. Its presence at the next start means an interrupted run: same settings
+ * The indexing checkpoint (seed 002 FR-034): `.quarry/index_checkpoint.json`, written when a run starts, after every
+ * committed batch (100 files), at least every 5 minutes, and when a run is interrupted (SIGTERM/SIGINT abort the run
+ * between batches); removed when a run completes. Written at the start so that a run killed before its first batch
+ * (`kill -9`, a crash, a power cut) is known as unfinished: until the next run completes, every answer says that
+ * the index may be incomplete (issue 20: never wrong in silence). Its presence at the next start means an interrupted run: same settings
  * hash and younger than 24 h → resume (the incremental run redoes only what was not committed), otherwise re-index
  * from scratch.
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { readLock } from './lock';
 
 export interface Checkpoint {
   session_id: string;
@@ -33,6 +36,20 @@ export function readCheckpoint(quarryDir: string): Checkpoint | undefined {
   }
 }
 
+/**
+ * A run that started and did not complete (its checkpoint is there and no live process is indexing): the index holds
+ * what it committed, which may be part of the old and part of the new content. A problem for every answer until
+ * `quarry index` completes; undefined when there is none (or when a live indexer owns it: that is reported as
+ * indexing in progress).
+ */
+export function interruptedRunProblem(quarryDir: string): string | undefined {
+  const path = join(quarryDir, CHECKPOINT_FILE);
+  if (!existsSync(path) || readLock(quarryDir)) return undefined;
+  const cp = readCheckpoint(quarryDir);
+  const when = cp?.start_time ? ` (started ${cp.start_time})` : '';
+  return `the last index run${when} did not finish (killed or interrupted): answers may be incomplete until \`quarry index\` completes it`;
+}
+
 /** What to do with an interrupted run's checkpoint. */
 export function resumeDecision(cp: Checkpoint | undefined, settingsHash: string, now = Date.now()): { action: 'none' | 'resume' | 'reindex'; reason?: string } {
   if (!cp) return { action: 'none' };
@@ -55,6 +72,8 @@ export class CheckpointWriter {
   ) {
     const now = new Date().toISOString();
     this.cp = { session_id: randomUUID(), project_path: projectPath, start_time: now, last_checkpoint: now, files_processed: [], chunks_created: 0, errors: [], settings_hash: settingsHash };
+    // the run has started: until complete() a kill leaves this behind, and the next open says so
+    this.write();
   }
 
   /** Records a committed batch; writes now (every batch is at most 100 files) or when 5 minutes have passed. */
