@@ -32,6 +32,8 @@ export interface Candidate {
   dense?: { similarity: number; rank: number };
   /** Found through the conformance index ("what implements X"). */
   conformsTo?: string;
+  /** Set when the conformance is indirect: the sub-interface or superclass in between (`DescribedPolicy`). */
+  conformsVia?: string;
   /**
    * Ordering group, ascending, set by the contract partitions (seed 001: results containing every quoted phrase
    * before the others, +10 for the rest; seed 000: for "what implements X", the implementations and X's definition

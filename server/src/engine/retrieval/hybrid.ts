@@ -4,7 +4,7 @@
  * dense channel cannot serve, the search runs on BM25 alone and says so (seed 002 FR-021a).
  */
 import type { Chunk } from '../types';
-import type { ChunkStore } from '../store/chunkStore';
+import type { ChunkStore, ConformanceRow } from '../store/chunkStore';
 import type { LexicalHit, LexicalIndex } from '../store/lexical/lexicalIndex';
 import type { VectorStore } from '../store/vectorStore';
 import type { EmbeddingProvider } from '../embedding/types';
@@ -128,24 +128,26 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   // a candidate even when its text shares no word with the query.
   if (q.target?.relation === 'implementations') {
     const name = q.target.name.split(/\.|::/).pop()!;
-    let rows = await ctx.store.conformancesOf(name);
+    let rows: ConformanceRow[] = await ctx.store.conformancesOf(name);
     // a name typed in lower case ("response middleware implementations") names the type as declared (Middleware)
     if (!rows.length && name === name.toLowerCase()) rows = await ctx.store.conformancesOf(name[0]!.toUpperCase() + name.slice(1));
     const have = new Set(candidates.map((c) => c.id));
     const base = Math.max(0, ...candidates.map((c) => c.score));
-    for (const r of rows) {
+    for (const { row: r, via } of await withIndirectConformers(ctx.store, rows)) {
       if (!accept(r.path)) continue;
+      const how = via ? `${r.typeName} ${conformanceVerb(r.kind)} ${via}, which conforms to ${name}` : `${r.typeName || r.kind} ${conformanceVerb(r.kind)} ${name}`;
       const existing = candidates.find((c) => c.id === r.chunkId);
       if (existing) {
-        if (existing.conformsTo === undefined && r.kind.startsWith('implicit')) existing.explanation.push(`conformance index: ${r.typeName} ${conformanceVerb(r.kind)} ${name}`);
+        if (existing.conformsTo === undefined && (via || r.kind.startsWith('implicit'))) existing.explanation.push(`conformance index: ${how}`);
         existing.conformsTo = name;
+        if (via && existing.conformsVia === undefined) existing.conformsVia = via;
         continue;
       }
       if (have.has(r.chunkId)) continue;
       have.add(r.chunkId);
       candidates.push({
-        id: r.chunkId, path: r.path, score: base, conformsTo: name,
-        explanation: [`conformance index: ${r.typeName || r.kind} ${conformanceVerb(r.kind)} ${name} (no keyword match; starts at the best keyword score ${round(base)})`],
+        id: r.chunkId, path: r.path, score: base, conformsTo: name, conformsVia: via,
+        explanation: [`conformance index: ${how} (no keyword match; starts at the best keyword score ${round(base)})`],
       });
     }
   }
@@ -156,6 +158,40 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   for (const c of candidates) c.chunk = byId.get(c.id);
   const matchedAll = new Set([...hits.map((h) => h.id), ...denseHits.map((d) => d.chunk.id)]).size;
   return { candidates, matched: Math.max(matched, matchedAll), strategy, warnings };
+}
+
+/** How far "what implements X" follows declared conformances: X's sub-interfaces' and subclasses' conformers, and theirs. */
+const INDIRECT_DEPTH = 3;
+/** At most this many intermediate types are looked up (a hierarchy of hundreds of types needs no more to fill a page). */
+const INDIRECT_LOOKUPS = 64;
+
+/**
+ * X's conformers and, through declared conformances, the types that implement X indirectly — by implementing a
+ * sub-interface of X (`RandomPolicy : DescribedPolicy : EvictionPolicy`) or by extending a class that implements X
+ * (`PinningFifoPolicy : FifoPolicy`), as an editor's Go to Implementations lists them. `via` names the type in
+ * between. Go's implicit conformances are computed per method set already and are not followed.
+ */
+async function withIndirectConformers(store: Pick<ChunkStore, 'conformancesOf'>, direct: ConformanceRow[]): Promise<Array<{ row: ConformanceRow; via?: string }>> {
+  const out: Array<{ row: ConformanceRow; via?: string }> = direct.map((row) => ({ row }));
+  const seen = new Set(direct.map((r) => r.chunkId));
+  const looked = new Set<string>();
+  let frontier = direct;
+  for (let depth = 1; depth < INDIRECT_DEPTH && frontier.length; depth++) {
+    const next: ConformanceRow[] = [];
+    for (const r of frontier) {
+      const type = r.typeName.split(/\.|::/).pop()!;
+      if (!type || r.kind.startsWith('implicit') || looked.has(type) || looked.size >= INDIRECT_LOOKUPS) continue;
+      looked.add(type);
+      for (const sub of await store.conformancesOf(type)) {
+        if (seen.has(sub.chunkId) || sub.kind.startsWith('implicit')) continue;
+        seen.add(sub.chunkId);
+        out.push({ row: sub, via: type });
+        next.push(sub);
+      }
+    }
+    frontier = next;
+  }
+  return out;
 }
 
 /** How a conformance row reads in an explanation: declared, or derived from a Go method set (indexer/goImplicit.ts). */

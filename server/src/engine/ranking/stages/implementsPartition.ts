@@ -1,7 +1,8 @@
 /**
  * Seed 000's contract for "what implements X" as a partition, so that no score (learned or rule) can undo it:
  *  1. the implementations — type declarations, extensions and impl blocks that conform to X (declared in their
- *     header, or proven by the conformance index: Go method sets) — come first, in score order;
+ *     header, or proven by the conformance index: Go method sets) — come first, in score order, the direct ones
+ *     before those that conform through a sub-interface or a superclass;
  *  2. X's own definition is kept in the top 3 of that first group (it is context, not an answer);
  *  3. everything else (the implementations' members, usage sites, ...) follows in score order.
  * With no implementation of X in the candidates, nothing changes (the query falls back to text ranking).
@@ -41,6 +42,16 @@ export const implementsPartitionStage: Stage = {
     const name = lastSegment(t.name).toLowerCase();
     const impls = candidates.filter((c) => isImplementation(c, name));
     if (!impls.length) return candidates;
+    // indirect implementations (through a sub-interface or a superclass) follow the direct ones
+    const direct = impls.filter((c) => c.conformsVia === undefined);
+    if (direct.length) {
+      const floor = Math.min(...direct.map((c) => c.score));
+      for (const c of impls) {
+        if (c.conformsVia === undefined || c.score < floor) continue;
+        c.explanation.push(`implements ${t.name} through ${c.conformsVia}: after the direct implementations (score ${round(c.score)} → ${round(floor * 0.999)})`);
+        c.score = floor * 0.999;
+      }
+    }
     const defs = candidates.filter((c) => isDefinitionOf(c, name));
     // an interface/protocol/trait is what can be implemented (io.Reader over textproto.Reader, a struct)
     const def = defs.find((c) => PROTOCOL_KINDS.has(c.chunk!.kind)) ?? defs[0];
