@@ -25,13 +25,20 @@ export function words(text: string): string[] {
 
 /** The lower-cased parts of one identifier: `getHTTPResponse2` → get, http, response, 2. */
 export function identifierParts(word: string): string[] {
+  const known = PARTS.get(word);
+  if (known) return known.slice();
   const parts: string[] = [];
   for (const piece of word.split('_')) {
     if (!piece) continue;
     for (const p of piece.split(HUMP)) if (p) parts.push(p.toLowerCase());
   }
+  // indexing splits every word of every chunk, and code repeats its words: the regular expression once per word
+  if (PARTS.size >= 200_000) PARTS.clear();
+  PARTS.set(word, parts.slice());
   return parts;
 }
+
+const PARTS = new Map<string, string[]>();
 
 export interface TokenizeOptions {
   /** Also emit each compound word whole (default true). */
@@ -151,8 +158,17 @@ export function stemTokens(text: string): string[] {
 
 /** The stem of one lower-cased part (the rule of `stemTokens`): Porter2 for words of 4+ letters, else the part. */
 export function stemOf(part: string): string {
-  return /^[a-z]{4,}$/.test(part) ? porter2(part) : part;
+  if (!/^[a-z]{4,}$/.test(part)) return part;
+  let stem = STEMS.get(part);
+  if (stem === undefined) {
+    // indexing stems every word of every chunk, mostly the same few thousand words: Porter2 once per word
+    if (STEMS.size >= 100_000) STEMS.clear();
+    STEMS.set(part, (stem = porter2(part)));
+  }
+  return stem;
 }
+
+const STEMS = new Map<string, string>();
 
 /**
  * English function words. They are indexed like any word (seed 003: no stop-word removal, `get_the_user` must

@@ -18,8 +18,19 @@ function load(): Counter {
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   counter ??= load();
-  return counter(text);
+  if (text.length > SHORT) return counter(text);
+  // chunking counts every line of every file, and code repeats its short lines (`}`, `return nil`, imports): BPE once
+  let n = SHORT_COUNTS.get(text);
+  if (n === undefined) {
+    if (SHORT_COUNTS.size >= 100_000) SHORT_COUNTS.clear();
+    SHORT_COUNTS.set(text, (n = counter(text)));
+  }
+  return n;
 }
+
+/** Texts up to this length have their counts remembered (bounded). */
+const SHORT = 160;
+const SHORT_COUNTS = new Map<string, number>();
 
 /**
  * A cheap estimate (about 3.5 characters per token for code) for hot loops that only need to know

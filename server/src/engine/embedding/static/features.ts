@@ -44,7 +44,7 @@ export function fnv1a(s: string): number {
 export function subwords(text: string, maxWords: number, visit: (word: string, joined: string | null) => void): void {
   let n = 0;
   for (const m of text.matchAll(IDENTIFIER)) {
-    const parts = splitIdentifier(m[0]);
+    const parts = partsOf(m[0]);
     if (!parts.length) continue;
     const joined = parts.length > 1 ? parts.join('') : null;
     for (let i = 0; i < parts.length; i++) {
@@ -52,6 +52,18 @@ export function subwords(text: string, maxWords: number, visit: (word: string, j
       if (++n >= maxWords) return;
     }
   }
+}
+
+/** Memo of `splitIdentifier` (code repeats its identifiers; indexing splits every one of every chunk). Bounded. */
+const PARTS = new Map<string, string[]>();
+
+function partsOf(identifier: string): string[] {
+  let parts = PARTS.get(identifier);
+  if (!parts) {
+    if (PARTS.size >= 200_000) PARTS.clear();
+    PARTS.set(identifier, (parts = splitIdentifier(identifier)));
+  }
+  return parts;
 }
 
 /** The character 3-grams of `<word>`. */
@@ -62,18 +74,37 @@ export function trigrams(word: string): string[] {
   return out;
 }
 
+/** Per spec, the rows of a sub-word (its vocabulary row, then its 3-gram rows), computed once per word. Bounded. */
+const WORD_ROWS = new WeakMap<FeatureSpec, Map<string, readonly number[]>>();
+
+function wordRows(word: string, spec: FeatureSpec): readonly number[] {
+  let memo = WORD_ROWS.get(spec);
+  if (!memo) WORD_ROWS.set(spec, (memo = new Map()));
+  let rows = memo.get(word);
+  if (rows) return rows;
+  const out: number[] = [];
+  const row = spec.vocab.get(word);
+  if (row !== undefined) out.push(row);
+  const base = spec.vocab.size;
+  if (word.length >= 3 && spec.buckets > 0) for (const g of trigrams(word)) out.push(base + (fnv1a(g) % spec.buckets));
+  if (memo.size >= 200_000) memo.clear();
+  memo.set(word, (rows = out));
+  return rows;
+}
+
 export function featuresOf(text: string, spec: FeatureSpec): Features {
   const counts = new Map<number, number>();
   const add = (row: number) => counts.set(row, (counts.get(row) ?? 0) + 1);
-  const base = spec.vocab.size;
   subwords(text, spec.maxWords, (word, joined) => {
-    const row = spec.vocab.get(word);
-    if (row !== undefined) add(row);
+    const rows = wordRows(word, spec);
+    // the word's vocabulary row comes first, then the joined identifier's, then the 3-grams (the order rows are added)
+    let i = 0;
+    if (spec.vocab.has(word)) add(rows[i++]!);
     if (joined) {
       const j = spec.vocab.get(joined);
       if (j !== undefined) add(j);
     }
-    if (word.length >= 3 && spec.buckets > 0) for (const g of trigrams(word)) add(base + (fnv1a(g) % spec.buckets));
+    for (; i < rows.length; i++) add(rows[i]!);
   });
   const rows = new Uint32Array(counts.size);
   const weights = new Float32Array(counts.size);
