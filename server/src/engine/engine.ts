@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync, r
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { QuarryConfig } from './config/schema';
 import { loadConfig } from './config/load';
-import { ChunkStore, STORE_SCHEMA_VERSION } from './store/chunkStore';
+import { ChunkStore, quarantineTables, STORE_SCHEMA_VERSION } from './store/chunkStore';
 import { LexicalIndex, LexicalIndexCorruptError } from './store/lexical/lexicalIndex';
 import { IndexOptions, IndexSummary, runIndex } from './indexer/indexer';
 import { refreshGoImplicitConformances } from './indexer/goImplicit';
@@ -653,11 +653,12 @@ async function openChunkStore(quarryDir: string, problems: string[]): Promise<Ch
     throw asEnvironmentError(e, 'locking the index to reset its damaged chunk store', quarryDir);
   }
   try {
-    rmSync(join(quarryDir, 'lancedb'), { recursive: true, force: true });
+    // Quarantined, not deleted (the vector tables stay for the rebuild).
+    const moved = quarantineTables(quarryDir);
     // The rest of the index described the old store: without state.json the next search or index run rebuilds it.
     rmSync(join(quarryDir, 'state.json'), { force: true });
     const opened = await ChunkStore.open(quarryDir);
-    problems.push(`chunk store damaged (${damage.message}); it was reset — run \`quarry index\` to rebuild it`);
+    problems.push(`chunk store damaged (${damage.message}); its tables were moved to ${moved} and reset — run \`quarry index\` to rebuild it`);
     return opened.store;
   } catch (e) {
     throw asEnvironmentError(e, 'resetting the damaged chunk store', join(quarryDir, 'lancedb'));

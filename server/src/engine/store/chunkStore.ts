@@ -16,7 +16,7 @@
  */
 import * as lancedb from '@lancedb/lancedb';
 import { Field, List, Schema, Utf8, Int32, Float64 } from 'apache-arrow';
-import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync, accessSync, constants as fsConstants } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync, accessSync, readdirSync, renameSync, constants as fsConstants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { nameRangeOf, type Chunk, type ChunkKind, type ChunkMetadata, type ChunkSource, type NameRange, type SemanticClass, type SymbolRange } from '../types';
 import type { ChunkGitInfo, GitStatus } from '../git/metadata';
@@ -157,11 +157,15 @@ export class ChunkStore {
       const meta = readMeta(metaPath);
       if (meta.kind === 'ok' && meta.version === STORE_SCHEMA_VERSION) {
         const opened = await openExisting(dir).catch(wrap('opening the index'));
-        if (opened) return { store: new ChunkStore(dir, ...opened), recreated: false, problems };
+        if (opened) {
+          await verifyTables(dir, opened);
+          return { store: new ChunkStore(dir, ...opened), recreated: false, problems };
+        }
       } else if (meta.kind !== 'ok') {
         // store.json missing or garbled: keep tables that have this version's layout (they are the index), say so.
         const opened = await openExisting(dir, true).catch(wrap('opening the index'));
         if (opened) {
+          await verifyTables(dir, opened);
           problems.push(`${metaPath} ${meta.kind === 'missing' ? 'is missing' : `is unreadable (${meta.error})`}; the tables have this version's layout and were kept — \`quarry index\` rewrites it`);
           const store = new ChunkStore(dir, ...opened);
           store.metaStale = metaPath;
@@ -678,6 +682,56 @@ async function openExisting(dir: string, checkLayout = false): Promise<OpenedTab
   return [conn, opened[0]!, opened[1]!, opened[2]!, opened[3]!];
 }
 
+/** The column read in full to prove a table's data files readable (small: a string per row). */
+const PROBE_COLUMN: Record<string, string> = { chunks: 'id', conformances: 'chunk_id', files: 'path', chunk_git: 'chunk_id' };
+
+/**
+ * Proves an opened store readable, without writing: every data file of every table (one column read in full, which
+ * also reads each file's footer: a missing, truncated or garbled file fails here) and every scalar index (a lookup
+ * through it). Opening reads only the manifests, so damage below them would otherwise surface as a raw Lance error in
+ * the middle of a search or an index run. An environmental failure is rethrown as it is (the caller classifies it);
+ * anything else closes the tables and is a StoreDamagedError (proven damage: the caller quarantines the tables).
+ */
+async function verifyTables(dir: string, opened: OpenedTables): Promise<void> {
+  const tables = opened.slice(1) as lancedb.Table[];
+  for (let i = 0; i < TABLES.length; i++) {
+    const name = TABLES[i]![0];
+    const t = tables[i]!;
+    try {
+      if ((await t.countRows()) === 0) continue;
+      await t.query().select([PROBE_COLUMN[name]!]).toArray();
+      const indexed = new Set((await t.listIndices()).flatMap((ix) => ix.columns));
+      for (const c of indexed) await t.query().where(`${c} = '${PROBE_VALUE}'`).select([c]).limit(1).toArray();
+    } catch (e) {
+      closeAll(opened);
+      if (asEnvironmentError(e, '', dir) !== e) throw e;
+      throw new StoreDamagedError(`the ${name} table of ${dir} is damaged (${firstLine((e as Error).message)})`);
+    }
+  }
+}
+const PROBE_VALUE = 'quarry-probe:none';
+
+/** Where damaged tables are moved (one generation is kept: an older quarantine is proven damage and is removed). */
+export const QUARANTINE_DIR = 'quarantine';
+
+/**
+ * Moves the four tables of a damaged store (and nothing else: the vector tables, keyed by content hash, stay for the
+ * rebuild) into `.quarry/quarantine/<time>/`, for inspection; the next open creates them empty and the next index
+ * run rebuilds them. Returns where they went.
+ */
+export function quarantineTables(quarryDir: string): string {
+  const dir = join(quarryDir, 'lancedb');
+  const root = join(quarryDir, QUARANTINE_DIR);
+  for (const old of existsSync(root) ? readdirSync(root) : []) rmSync(join(root, old), { recursive: true, force: true });
+  const dest = join(root, new Date().toISOString().replace(/[:.]/g, '-'));
+  mkdirSync(dest, { recursive: true });
+  for (const [name] of TABLES) {
+    const from = join(dir, `${name}.lance`);
+    if (existsSync(from)) renameSync(from, join(dest, `${name}.lance`));
+  }
+  return dest;
+}
+
 /** A commit by another process can race an open: try twice more before calling the table damaged. */
 async function openTableRetrying(conn: lancedb.Connection, name: string): Promise<lancedb.Table> {
   for (let attempt = 0; ; attempt++) {
@@ -713,7 +767,8 @@ async function hasForeignLayout(dir: string): Promise<boolean> {
 }
 
 function firstLine(s: string): string {
-  const line = s.split(/\s+Caused by:|\n/)[0]!.trim();
+  // without the Rust source locations the native errors carry (", /usr/local/cargo/…/local.rs:273:40")
+  const line = s.split(/\s+Caused by:|\n/)[0]!.replace(/,\s*\/\S+\.rs:\d+:\d+/g, '').trim();
   return line.length > 300 ? line.slice(0, 300) + '…' : line;
 }
 
