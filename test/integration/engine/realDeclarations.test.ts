@@ -14,10 +14,9 @@
  * - across every answer above: no result is labelled with a name it does not declare (the source text at its
  *   `name_range` is the last segment of its label, `matched_symbol` or `content.symbol`), and no answer repeats a span.
  *
- * Documented exceptions (counted and printed, never silently dropped):
- * - Ruby names ending in `?` or `!` (`key?`, `merge!`): the query parser (ranking/query.ts) reads them as the plain
- *   word, which names the plain twin (`merge`) or every use of the word; they are checked through the symbol table and
- *   `workspace/symbol` (exact names) but not through search.
+ * Ruby's names ending in `?` or `!` (`key?`, `merge!`) are names of their own and searched like any other.
+ *
+ * Documented exception (counted and printed, never silently dropped):
  * - A member of a small class kept whole (no unit of its own; the answer is the class, labelled `Class.member` at the
  *   member's name): ranking members of a kept-whole class above units whose code merely calls them is the ranking's
  *   job (ranking/**: a member's exact symbol match weighs less than a three-line method's call of it). Such a member
@@ -50,8 +49,6 @@ type Answer = Pick<CodeMatch, 'file' | 'span' | 'name_range' | 'matched_symbol'>
 const at = (path: string, r: Pick<Range, 'line' | 'column'>) => `${path}:${r.line}:${r.column}`;
 const want = (d: SourceDeclaration): Range => ({ line: d.line, column: d.column, end_line: d.line, end_column: d.column + d.name.length });
 const sameRange = (a: Range, b: Range) => a.line === b.line && a.column === b.column && a.end_line === b.end_line && a.end_column === b.end_column;
-/** Ruby predicates and bang methods: search reads `key?` as `key` (see the header). */
-const searchable = (repo: RealRepo, d: SourceDeclaration) => !(repo.language === 'ruby' && /[?!]$/.test(d.name));
 
 interface Checked {
   repo: RealRepo;
@@ -67,8 +64,6 @@ const report: Checked[] = [];
 /** Labels and repeated spans, over every answer of every door. */
 const labelProblems: string[] = [];
 const repeatedSpans: string[] = [];
-/** The documented exception (Ruby ?/! names), per repository. */
-const notSearched: string[] = [];
 let answersChecked = 0;
 let resultsChecked = 0;
 
@@ -130,8 +125,7 @@ describe('issue 18 on real repositories: every name declared once is found first
         cpSync(cached, root, { recursive: true });
         writeRulesOnlyConfig(root);
         tree = treeDeclarations(root, repo.language);
-        search = tree.unique.filter((d) => searchable(repo, d));
-        if (search.length < tree.unique.length) notSearched.push(`${repo.name}: ${tree.unique.length - search.length} Ruby ?/! names (${tree.unique.filter((d) => !searchable(repo, d)).slice(0, 4).map((d) => d.name).join(', ')}…) checked through symbols(NAME) and workspace/symbol only`);
+        search = tree.unique;
         // the derivation is meaningful: a real number of names, most of them searchable
         assert.ok(tree.unique.length >= 40, `${repo.name}: ${tree.unique.length} names declared once of ${tree.all.length}`);
       });
@@ -275,7 +269,7 @@ describe('issue 18 on real repositories: every name declared once is found first
 
     after(() => {
       const lines = report.map((c) => `  ${c.repo.name.padEnd(18)} ${c.door.padEnd(38)} ${String(c.first).padStart(4)}/${c.asked} first` + (c.keptWholeNotFirst.length ? `; kept-whole members in the top 5: ${c.keptWholeNotFirst.join(', ')}` : ''));
-      process.stderr.write(`\nissue 18 on real repositories (${answersChecked} answers, ${resultsChecked} results checked for labels and spans):\n${lines.join('\n')}\n${notSearched.map((e) => `  ${e}`).join('\n')}\n`);
+      process.stderr.write(`\nissue 18 on real repositories (${answersChecked} answers, ${resultsChecked} results checked for labels and spans):\n${lines.join('\n')}\n`);
     });
   });
 });

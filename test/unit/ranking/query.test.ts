@@ -69,7 +69,8 @@ describe('query parser', () => {
     assert.equal(parseQuery('functions that parse dates').target, null);
   });
   it('recognises a bare identifier (plain, dotted, ::)', () => {
-    for (const t of ['getUserData', 'HTTPSConnection', 'Foo.bar', 'std::vector', 'user_manager']) assert.equal(parseQuery(t).form, 'identifier', t);
+    for (const t of ['getUserData', 'HTTPSConnection', 'Foo.bar', 'std::vector', 'user_manager', 'valid?', 'merge!', 'Hash#key?']) assert.equal(parseQuery(t).form, 'identifier', t);
+    assert.equal(parseQuery('is it valid? yes').form, 'natural');
     assert.equal(parseQuery('"getUserData"').form, 'natural', 'a quoted identifier is a phrase');
   });
   it('gives clear errors for invalid syntax, never an empty result', () => {

@@ -16,7 +16,7 @@ import { identifierTokens, nameStemTokens, nameTokens, partTokens, stemTokens } 
  * Names the tokenization below. Change it whenever tokens or fields change: indexes built with another
  * value are rebuilt from the chunk store instead of being searched with mismatched terms.
  */
-export const LEXICAL_ANALYZER = 'fields6-exact-loose-stem-v4-namestems';
+export const LEXICAL_ANALYZER = 'fields6-exact-loose-stem-v5-marked-names';
 
 export function lexicalDocForChunk(chunk: Chunk): LexicalDoc {
   const names = [chunk.symbol, ...chunk.symbols].filter(Boolean).join(' ');

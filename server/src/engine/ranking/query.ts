@@ -286,7 +286,10 @@ export function lexicalTerms(q: ParsedQuery, weights: { identifier: FieldWeights
   };
   if (q.form === 'identifier') {
     // The whole name (and for `A.b`, also `b` and `A`), never its parts.
-    const segments = q.text.split(/\.|::|#/).filter(Boolean);
+    const marked = /[?!]$/.test(q.text);
+    // `merge!` names `merge!` (its exact token keeps the mark); `merge` shares the bare name and ranks after it
+    const segments = (marked ? q.text.slice(0, -1) : q.text).split(/\.|::|#/).filter(Boolean);
+    if (marked) for (const field of ['name', 'symbols'] as const) push(field, [exactNameToken(segments[segments.length - 1]! + q.text.slice(-1))]);
     names(segments.length > 1 ? [...segments, q.text] : segments);
     // `get.user.data` may also be a name spelled with dots (seed 003 ST-18): the joined name in any convention
     if (segments.length > 1) for (const field of ['name', 'symbols'] as const) push(field, [looseNameToken(segments.join(''))]);
@@ -307,7 +310,7 @@ export function lexicalTerms(q: ParsedQuery, weights: { identifier: FieldWeights
   push('path', partTokens(q.text));
   // Descriptions (and a lone lower-case word, which may be English: "authentication") also meet other
   // inflections through the stemmed field, and abbreviations both ways (authentication ↔ auth), at less weight.
-  const englishWord = q.form === 'identifier' && /^[a-z]{4,}$/.test(q.text);
+  const englishWord = q.form === 'identifier' && /^[a-z]{4,}[?!]?$/.test(q.text);
   if (natural || englishWord) {
     const stemWeight = weights.natural.stem * (natural ? 1 : 0.5);
     const add = (tokens: string[], factor: number) => {

@@ -141,6 +141,8 @@ export function nameTokens(text: string): string[] {
     out.push(exactNameToken(w), looseNameToken(w));
   }
   for (const q of text.match(/[\p{L}\p{N}_$]+(?:(?:\.|::)[\p{L}\p{N}_$]+)+/gu) ?? []) out.push(exactNameToken(q), looseNameToken(q));
+  // Ruby's `valid?` and `merge!` are other names than `valid` and `merge`: their exact tokens keep the mark
+  for (const m of text.match(/[\p{L}\p{N}_$]+[?!](?=\s|$)/gu) ?? []) out.push(exactNameToken(m));
   return out;
 }
 
@@ -181,7 +183,10 @@ export const FUNCTION_WORDS: ReadonlySet<string> = new Set([
   'there', 'their', 'if', 'then', 'so', 'as', 'all', 'any', 'some', 'me', 'us', 'one', 'about', 'up', 'out', 'get',
 ]);
 
-/** True when the text is one bare identifier (optionally dotted/qualified): `getUserData`, `Foo.bar`, `foo::Bar`. */
+/**
+ * True when the text is one bare identifier (optionally dotted/qualified): `getUserData`, `Foo.bar`, `foo::Bar`, and
+ * Ruby's and Elixir's predicate and bang names (`valid?`, `merge!`).
+ */
 export function isIdentifierLike(text: string): boolean {
-  return /^[\p{L}_$][\p{L}\p{N}_$]*(?:(?:\.|::|#)[\p{L}_$][\p{L}\p{N}_$]*)*$/u.test(text.trim());
+  return /^[\p{L}_$][\p{L}\p{N}_$]*(?:(?:\.|::|#)[\p{L}_$][\p{L}\p{N}_$]*)*[?!]?$/u.test(text.trim());
 }
