@@ -272,6 +272,7 @@ export class Engine {
         onProgress: options.onEmbedProgress,
       });
       const e = summary.embedding;
+      if (e.warning) summary.warnings.push(e.warning);
       state.embeddings = {
         ...state.embeddings,
         [provider.id]: { distinct: e.cached + e.missing, remaining: e.missing - e.embedded, at: new Date().toISOString() },

@@ -25,7 +25,12 @@ const remoteCommon = {
   /** Per-request time limit while indexing (FR-033). */
   timeoutMs: z.number().int().positive().max(300_000).default(30_000),
   /** Per-request time limit at query time (never above 30 s; queries have a 3 s target, FR-037). */
-  queryTimeoutMs: z.number().int().positive().max(30_000).default(5_000),
+  queryTimeoutMs: z.number().int().positive().max(30_000).default(1_500),
+  /**
+   * Total time one query-time call may take, retries included (issue 20: a hung provider costs a search at most
+   * this; then the search goes on without it, with a warning, and the breaker spares the next searches the wait).
+   */
+  queryBudgetMs: z.number().int().positive().max(30_000).default(2_000),
   /** Backoff before each retry while indexing (FR-009c). */
   retryDelaysMs: delays.default([1000, 2000, 4000, 8000, 16000]),
   /** Backoff before each retry at query time (short budget; then the search goes sparse-only, FR-021a). */

@@ -369,6 +369,12 @@ export interface RetryPolicy {
   timeoutMs: number;
   delaysMs: readonly number[];
   maxRetryAfterMs?: number;
+  /**
+   * Total time for the call, all attempts and backoff sleeps included (query time: a hung provider must not cost a
+   * search more than this). Each attempt's time limit is cut to what is left; no retry starts that could not finish
+   * in it; and a timed-out attempt is not retried (a service that did not answer once will not within the budget).
+   */
+  budgetMs?: number;
 }
 
 export interface ResilientCallerOptions {
@@ -405,16 +411,21 @@ export class ResilientCaller {
    * `ProviderUnavailableError` (the caller's own abort is rethrown as is).
    */
   async call<T>(request: (signal: AbortSignal) => Promise<T>, policy: RetryPolicy, signal?: AbortSignal): Promise<T> {
+    const deadline = policy.budgetMs !== undefined ? this.clock.now() + policy.budgetMs : Number.POSITIVE_INFINITY;
+    const left = () => deadline - this.clock.now();
+    let attempt = 0;
     try {
       return await retry(
-        () =>
-          this.limiter.run(
+        (a) => {
+          attempt = a;
+          return this.limiter.run(
             () =>
               this.breaker.run(async () => {
                 const t0 = performance.now();
                 this.requests++;
                 try {
-                  const v = await withTimeout(request, policy.timeoutMs, signal, `${this.opts.provider} request`);
+                  const limit = Math.max(1, Math.min(policy.timeoutMs, left()));
+                  const v = await withTimeout(request, limit, signal, `${this.opts.provider} request`);
                   this.lastLatencyMs = Math.round(performance.now() - t0);
                   this.fatal = false;
                   return v;
@@ -427,13 +438,19 @@ export class ResilientCaller {
                 }
               }),
             signal,
-          ),
+          );
+        },
         {
           delaysMs: policy.delaysMs,
           maxRetryAfterMs: policy.maxRetryAfterMs,
           clock: this.clock,
           signal,
           onRetry: this.opts.onRetry,
+          // within a budget: no retry after a timeout, nor one whose backoff would leave under 100 ms to answer
+          isRetryable:
+            policy.budgetMs === undefined
+              ? undefined
+              : (err) => isRetryable(err) && !(err instanceof TimeoutError) && left() - (policy.delaysMs[attempt] ?? 0) > 100,
         },
       );
     } catch (err) {

@@ -51,6 +51,8 @@ export function describeVoyageError(err: unknown, baseUrl: string): { message: s
       };
     if (err.status === 429)
       return { message: `voyage: rate limited (HTTP 429) after all retries. Fix: lower the request rate or raise your Voyage limits.`, retryable: true };
+    if (err.status === 502 && err.body.startsWith('invalid JSON'))
+      return { message: `voyage: ${baseUrl} answered with malformed JSON (${err.body.slice(0, 120)}) after all retries. Fix: check that embedding.voyage.baseUrl points at the Voyage API (or a proxy that passes its answers through).`, retryable: true };
     if (err.status >= 500) return { message: `voyage: service error (HTTP ${err.status}) after all retries; try again later.`, retryable: true };
     return { message: `voyage: request rejected (HTTP ${err.status}): ${err.body.slice(0, 300)}`, retryable: false };
   }

@@ -26,6 +26,11 @@ export interface EmbedSummary {
   durationMs: number;
   /** Why the phase stopped early, if it did. */
   stoppedBy?: string;
+  /**
+   * When the provider failed (not an interruption): what the user must know — the cause, how many chunks have no
+   * vector, what search does meanwhile and how to finish (issue 20: an index whose embeddings failed is never quiet).
+   */
+  warning?: string;
 }
 
 export interface EmbedOptions {
@@ -92,6 +97,13 @@ export async function backfillEmbeddings(
     await flush();
   }
   await vectors.maintain();
+  if (summary.stoppedBy && summary.stoppedBy !== 'interrupted') {
+    const without = summary.missing - summary.embedded;
+    summary.warning =
+      `Embedding stopped after ${summary.embedded} of ${summary.missing} chunks (${summary.stoppedBy}). ` +
+      `Search finds the ${without} chunk${without === 1 ? '' : 's'} without a vector by keywords (BM25) only until they are embedded; ` +
+      'the keyword index is complete (exit code 0), and the next `quarry index` embeds what is missing.';
+  }
   summary.durationMs = Date.now() - started;
   return summary;
 }

@@ -90,7 +90,7 @@ export class VoyageEmbeddingProvider implements EmbeddingProvider {
     const [v] = await this.request(
       [text || ' '],
       'query',
-      { timeoutMs: this.cfg.queryTimeoutMs, delaysMs: this.cfg.queryRetryDelaysMs, maxRetryAfterMs: 1_000 },
+      { timeoutMs: this.cfg.queryTimeoutMs, delaysMs: this.cfg.queryRetryDelaysMs, maxRetryAfterMs: 1_000, budgetMs: this.cfg.queryBudgetMs },
       signal,
     );
     return v!;
@@ -99,7 +99,7 @@ export class VoyageEmbeddingProvider implements EmbeddingProvider {
   private async request(
     input: string[],
     inputType: 'document' | 'query',
-    policy: { timeoutMs: number; delaysMs: readonly number[]; maxRetryAfterMs: number },
+    policy: { timeoutMs: number; delaysMs: readonly number[]; maxRetryAfterMs: number; budgetMs?: number },
     signal?: AbortSignal,
   ): Promise<Float32Array[]> {
     const body: Record<string, unknown> = { input, model: this.cfg.model, input_type: inputType, truncation: true };

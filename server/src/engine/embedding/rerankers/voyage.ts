@@ -48,7 +48,7 @@ export class VoyageReranker implements Reranker {
     const body = { query, documents: docs, model: this.cfg.model, top_k: k, truncation: true };
     const res = await this.client.caller.call(
       (sig) => this.client.post<RerankResponse>('/rerank', body, sig),
-      { timeoutMs: this.cfg.queryTimeoutMs, delaysMs: this.cfg.queryRetryDelaysMs, maxRetryAfterMs: 1_000 },
+      { timeoutMs: this.cfg.queryTimeoutMs, delaysMs: this.cfg.queryRetryDelaysMs, maxRetryAfterMs: 1_000, budgetMs: this.cfg.queryBudgetMs },
       signal,
     );
     if (!Array.isArray(res?.data)) throw new ProviderUnavailableError('voyage', 'voyage: rerank answer has no data', false);
