@@ -13,7 +13,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
 import { stringify as toYaml } from 'yaml';
 import { Engine } from '../engine/engine';
-import type { IndexProgress } from '../engine/indexer/indexer';
+import { readSkippedRecord, type IndexProgress } from '../engine/indexer/indexer';
 import type { EmbedProgress } from '../engine/indexer/embedder';
 import { IndexLockedError } from '../engine/indexer/lock';
 import { ConfigError, loadConfig } from '../engine/config/load';
@@ -276,7 +276,9 @@ function buildProgram(): Command {
       await withEngine(opts.project, async (engine) => {
         const status = await engine.status();
         const health = healthWithProblems(await engine.health(), status.problems);
-        process.stdout.write((opts.json ? JSON.stringify({ ...status, health }, null, 2) : formatStatus(status, health)) + '\n');
+        // --json also names the files the last whole-workspace run skipped, with the reason (null: none recorded yet)
+        const skipped = opts.json ? (readSkippedRecord(status.indexDir) ?? null) : null;
+        process.stdout.write((opts.json ? JSON.stringify({ ...status, health, skipped }, null, 2) : formatStatus(status, health)) + '\n');
       });
     });
 

@@ -87,6 +87,13 @@ describe('reliability: secrets through symlinks, skipped files named (issue 20)'
       assert.equal(byPath['src/pipe.ts']?.reason, 'unreadable');
       assert.equal(byPath['src/deep/up']?.reason, 'symlink-loop');
       assert.ok(summary.warnings.some((w: string) => /files were not indexed: .*src\/blob\.ts \(binary/.test(w)), summary.warnings.join('\n'));
+      // `status --json` names them too (path, reason, detail), as the last whole-workspace run found them
+      const st = cli(['status', '-p', p, '--json']);
+      assert.equal(st.status, 0, st.stderr);
+      const status = JSON.parse(st.stdout);
+      assert.deepEqual(status.skipped.files, summary.skipped);
+      assert.deepEqual(status.skipped.byReason, summary.skippedByReason);
+      assert.equal(status.skipped.notListed, 0);
       for (const [q, shown] of [['newlineName', 'src/new\\nline.ts'], ['tabbedName', 'src/tab\\tname.ts']]) {
         const t = cli(['search', q, '-p', p, '--legacy']);
         assert.equal(t.status, 0, t.stderr);

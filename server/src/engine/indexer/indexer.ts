@@ -7,6 +7,8 @@
  * interrupted run loses nothing committed and re-processes only the unfinished batch next time.
  */
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { QuarryConfig } from '../config/schema';
 import type { Chunk, DiscoveredFile, SkippedFile, SkipReason } from '../types';
 import { classifyPath, discover, readTextFile } from '../discovery';
@@ -277,6 +279,8 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     }
   }
   summary.skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // a run over the whole workspace knows every skip: `quarry status --json` lists them (a per-file update does not)
+  if (!options.paths && !options.signal?.aborted) writeSkippedRecord(root, summary);
   const skips = notableSkipsWarning(summary);
   if (skips) summary.warnings.push(skips);
   if (summary.errors.length >= 25) summary.warnings.push(`${summary.errors.length} files failed to index (seed 002 FR-009b); see the errors listed in the summary.`);
@@ -338,6 +342,40 @@ type FileOutcome =
   | { kind: 'indexed'; chunks: Chunk[]; record: FileRecord }
   | { kind: 'skipped'; record: FileRecord }
   | { kind: 'unchanged'; record: FileRecord };
+
+/** `.quarry/skipped.json`: the last whole-workspace run's skipped files (path, reason, detail) for `status`. */
+export const SKIPPED_FILE = 'skipped.json';
+
+export interface SkippedRecord {
+  at: string;
+  byReason: Record<string, number>;
+  files: SkippedFile[];
+  notListed: number;
+}
+
+function writeSkippedRecord(root: string, summary: IndexSummary): void {
+  const record: SkippedRecord = { at: new Date().toISOString(), byReason: summary.skippedByReason as Record<string, number>, files: summary.skipped, notListed: summary.skippedNotListed };
+  const path = join(root, '.quarry', SKIPPED_FILE);
+  if (!existsSync(dirname(path))) return; // an index kept elsewhere (tests driving runIndex directly)
+  try {
+    writeFileSync(`${path}.tmp`, JSON.stringify(record));
+    renameSync(`${path}.tmp`, path);
+  } catch (e) {
+    rmSync(`${path}.tmp`, { force: true });
+    // the list is a report, not the index: a full disk or read-only folder fails the run elsewhere, never here
+    summary.warnings.push(`The list of skipped files was not saved for \`quarry status\` (${(e as Error).message}).`);
+  }
+}
+
+/** The skipped files of the last whole-workspace run, or undefined when none was recorded (or it is unreadable). */
+export function readSkippedRecord(quarryDir: string): SkippedRecord | undefined {
+  try {
+    const r = JSON.parse(readFileSync(join(quarryDir, SKIPPED_FILE), 'utf8')) as SkippedRecord;
+    return Array.isArray(r.files) ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The most skipped files an index summary lists by name (the rest are counted in `skippedNotListed`). */
 export const SKIPPED_LISTED = 1000;
