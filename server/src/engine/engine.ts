@@ -527,7 +527,39 @@ export class Engine {
   }
 
   async search(query: string, opts: SearchRequest = {}): Promise<FindCodeResponseSummary> {
-    return traced('searcher', 'hybrid_search', { query, limit: opts.limit }, () => this.searchNow(query, opts), true);
+    const run = () => traced('searcher', 'hybrid_search', { query, limit: opts.limit }, () => this.searchNow(query, opts), true);
+    try {
+      return await run();
+    } catch (e) {
+      if (!(await this.reopenLostIndex(e))) throw e;
+      return run();
+    }
+  }
+
+  /**
+   * The index folder was removed or damaged under this (long-running) process — the MCP server, the language server:
+   * the store it holds now fails with raw Lance errors. Reopen the index as a new process would (a damaged store is
+   * quarantined), answer from what is there with a warning, and rebuild it in the background (issue 20). False when
+   * the error is something else (the environment: disk, permissions; or no sign of a lost index).
+   */
+  private async reopenLostIndex(e: unknown): Promise<boolean> {
+    if (environmentCause(e) || e instanceof IndexLockedError) return false;
+    const gone = !existsSync(join(this.quarryDir, 'lancedb'));
+    if (!gone && !/lance/i.test(String((e as Error)?.message ?? e))) return false;
+    const problems: string[] = [];
+    prepareIndexDir(this.quarryDir);
+    const old = this.store;
+    this.store = await openChunkStore(this.quarryDir, problems);
+    this.lexical = (await openLexical(this.quarryDir, this.store, problems)).lexical;
+    this.symbolTable = undefined;
+    this.manifestStamp = '';
+    await old.close().catch(() => undefined);
+    this.problems = [
+      `the index at ${this.quarryDir} was ${gone ? 'removed' : 'damaged'} while this process was running: it was reopened and is being rebuilt — answers are incomplete until that finishes (or run \`quarry index\`)`,
+      ...problems,
+    ];
+    void this.index().catch(() => undefined);
+    return true;
   }
 
   private async searchNow(query: string, opts: SearchRequest): Promise<FindCodeResponseSummary> {
