@@ -9,6 +9,7 @@ import { languageById } from '../languages';
 import type { Chunk } from '../types';
 import { AstChunker } from './ast';
 import { finalizeChunks, SourceText, type ChunkDraft } from './common';
+import { splitProseComments } from './docComments';
 import { languageDefinition } from './languages/registry';
 import { initParser, loadGrammar, parserFor } from './parser';
 import { asciidocHeadings, chunkMarkdown, chunkText, rstHeadings } from './text';
@@ -54,7 +55,7 @@ async function astDrafts(input: ChunkInput, grammar: string, src: SourceText, co
     const tree = parserFor(grammar, language).parse(input.content);
     if (!tree) return null;
     try {
-      return new AstChunker(definition, input.path, src, tree, config).chunk();
+      return splitProseComments(new AstChunker(definition, input.path, src, tree, config).chunk(), src, input.language, config);
     } finally {
       tree.delete();
     }

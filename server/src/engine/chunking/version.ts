@@ -7,5 +7,7 @@
  *   3: Ruby `class << self` methods are units of their own (members of the enclosing class or module); JavaScript/
  *      TypeScript classes compiled to ES5 (`var X = function (_Base) { function X() {} … }(Base)`) are classes with
  *      their members, and functions assigned to properties (`X.prototype.m = function`, `exports.f = function`) units.
+ *   4: long prose comments (Go's doc.go package docs, module docstrings, `//!` crate docs) are split at their headings
+ *      into sections (chunking/docComments.ts).
  */
-export const CHUNKER_VERSION = 3;
+export const CHUNKER_VERSION = 4;
