@@ -260,9 +260,9 @@ export class Engine {
     state.gitClean = false;
     if (rebuiltBecause) summary.rebuiltBecause = rebuiltBecause;
     if (resumed) summary.resumed = resumed;
-    // An interrupted run keeps its checkpoint (the next start resumes); a complete one removes it.
+    // An interrupted run keeps its checkpoint (the next start resumes); a complete one removes it — at the very end,
+    // after the dense and git phases: a run killed in them left answers that are not the clean index's either.
     if (options.signal?.aborted) checkpoint?.write();
-    else checkpoint?.complete();
     writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
     // Dense phase: the lexical index is already committed and searchable.
     if (this.embedding && !options.lexicalOnly && !options.signal?.aborted) {
@@ -297,6 +297,7 @@ export class Engine {
       }
     }
     writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
+    if (!options.signal?.aborted) checkpoint?.complete();
     this.problems = [];
     return summary;
   }
