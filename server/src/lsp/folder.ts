@@ -38,6 +38,8 @@ export interface Folder {
   ownership?: IndexOwnership;
   /** The folder's MCP endpoint. */
   mcp?: McpHttpHandle;
+  /** The warm-up searches after the first index (engine/search/warmUp.ts); awaited before the engine closes. */
+  warming?: Promise<void>;
 }
 
 export function uriToPath(uri: string): string | undefined {

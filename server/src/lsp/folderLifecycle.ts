@@ -7,6 +7,7 @@ import type { WorkspaceFoldersChangeEvent } from 'vscode-languageserver';
 import { loadConfig, mergeConfig } from '../engine/config/load';
 import type { QuarryConfig } from '../engine/config/schema';
 import { Engine } from '../engine/engine';
+import { warmUp } from '../engine/search/warmUp';
 import { describeOwner, IndexOwnership, readOwner } from '../engine/indexer/owner';
 import { startMcpHttp } from '../mcp/http';
 import { notifyStatus, sendMcpEndpoints } from './clientNotifications';
@@ -74,6 +75,8 @@ export async function openFolder(ctx: ServerContext, f: Folder): Promise<void> {
       return;
     }
     await indexFolder(ctx, f, { reason: engine.hasIndex ? 'updating the index' : 'building the index' }).catch(() => undefined);
+    // the first search of the session should not pay for loading the models and segments
+    if (!f.closed && engine.hasIndex) f.warming = warmUp(engine);
   } catch (e) {
     f.state = 'error';
     f.error = (e as Error).message;
@@ -97,6 +100,7 @@ export async function closeFolder(ctx: ServerContext, f: Folder): Promise<void> 
     if (!ctx.shuttingDown) sendMcpEndpoints(ctx);
   }
   await f.queue.idle();
+  await f.warming;
   f.ownership?.close();
   await f.engine?.close().catch(() => undefined);
   f.engine = undefined;

@@ -12,6 +12,7 @@
  * the index once, incrementally, under the lock. Exits when the client closes stdin.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { warmUp } from '../engine/search/warmUp';
 import { Engine } from '../engine/engine';
 import { IndexLockedError } from '../engine/indexer/lock';
 import { describeOwner, IndexOwnership, liveOwner } from '../engine/indexer/owner';
@@ -157,6 +158,8 @@ async function initialIndex(engine: Engine, signal: AbortSignal, background: Arr
       onEmbedProgress: (p) => throttled(() => `embedding (${p.model}): ${p.done}/${p.total}`),
     });
     log(`indexed ${engine.root}: ${s.filesIndexed} file(s) indexed, ${s.filesUnchanged} unchanged, ${s.chunksCreated} chunk(s) in ${s.durationMs} ms`);
+    // the first question of the session should not pay for loading the models and segments
+    if (!signal.aborted) background.push(warmUp(engine, signal));
     if (fresh && !signal.aborted && engine.config.embedding.provider !== 'none') {
       // Embeddings fill in behind the lexical index (a no-op when no embedding provider is configured).
       background.push(
