@@ -5,35 +5,20 @@
  * `--check` also verifies every target: the path exists in the tree and its line span lies within the file.
  * Exits non-zero when a check fails or a fetched tree differs from a checksum already frozen.
  */
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { aptDownload, npmPack, run } from '../pinned';
 import { CATEGORIES, EVAL_CACHE, FROZEN_PATH, halfOf, loadAll, queriesSha256, RepoSpec, treeChecksum, treeDir } from './spec';
-
-function run(cmd: string, args: string[], cwd?: string): string {
-  return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
-}
 
 /** npm: the published tarball (`npm pack NAME@VERSION`), extracted; the subdir of `package/` is the tree. */
 function fetchNpm(repo: RepoSpec, tmp: string): string {
-  const out = JSON.parse(run('npm', ['pack', `${repo.package}@${repo.version}`, '--json', '--silent'], tmp)) as Array<{ filename: string; integrity: string; version: string }>;
-  if (out[0].version !== repo.version) throw new Error(`npm gave ${out[0].version}, not ${repo.version}`);
-  run('tar', ['-xzf', out[0].filename], tmp);
+  run('tar', ['-xzf', npmPack(repo.package, repo.version, tmp)], tmp);
   return join(tmp, 'package', repo.subdir);
 }
 
 /** Debian: `apt-get download PKG=VERSION`, unpacked with `dpkg -x`; the subdir of the unpacked root is the tree. */
 function fetchDebian(repo: RepoSpec, tmp: string): string {
-  const spec = `${repo.package}=${repo.version}`;
-  try {
-    run('apt-get', ['download', spec], tmp);
-  } catch {
-    run('apt-get', ['update', '-qq']);
-    run('apt-get', ['download', spec], tmp);
-  }
-  const deb = readdirSync(tmp).find((f) => f.endsWith('.deb'));
-  if (!deb) throw new Error(`apt-get download ${spec} produced no .deb`);
-  run('dpkg', ['-x', deb, 'x'], tmp);
+  run('dpkg', ['-x', aptDownload(repo.package, repo.version, tmp), 'x'], tmp);
   return join(tmp, 'x', repo.subdir);
 }
 

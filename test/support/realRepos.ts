@@ -4,11 +4,11 @@
  * under test/.cache/real-repos/<name>-<version>/tree (ignored by git). A cached tree is reused only when its stamp
  * names the same package, version and archive digest.
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './workspace';
+import { aptDownload, npmPack, run } from '../../bench/pinned';
 
 export interface RealRepo {
   name: string;
@@ -29,32 +29,8 @@ export function loadRealRepos(): RealRepo[] {
   return (JSON.parse(readFileSync(REAL_REPOS_MANIFEST, 'utf8')) as { repos: RealRepo[] }).repos;
 }
 
-function run(cmd: string, args: string[], cwd?: string): string {
-  return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
-}
-
 function sha256(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
-}
-
-function downloadNpm(repo: RealRepo, tmp: string): string {
-  const out = JSON.parse(run('npm', ['pack', `${repo.package}@${repo.version}`, '--json', '--silent'], tmp)) as Array<{ filename: string; version: string }>;
-  if (out[0].version !== repo.version) throw new Error(`npm gave ${repo.package}@${out[0].version}, not ${repo.version}`);
-  return join(tmp, out[0].filename);
-}
-
-function downloadDebian(repo: RealRepo, tmp: string): string {
-  const spec = `${repo.package}=${repo.version}`;
-  try {
-    run('apt-get', ['download', spec], tmp);
-  } catch {
-    // no package lists yet (a fresh CI image): fetch them, then try again
-    run('apt-get', ['update', '-qq']);
-    run('apt-get', ['download', spec], tmp);
-  }
-  const deb = readdirSync(tmp).find((f) => f.endsWith('.deb'));
-  if (!deb) throw new Error(`apt-get download ${spec} produced no .deb`);
-  return join(tmp, deb);
 }
 
 /** The unpacked tree of `repo` (fetched and verified on first use); throws when the archive's digest differs. */
@@ -69,7 +45,7 @@ export function fetchRealRepo(repo: RealRepo): string {
   const tmp = join(base, 'tmp');
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  const archive = repo.source === 'npm' ? downloadNpm(repo, tmp) : downloadDebian(repo, tmp);
+  const archive = repo.source === 'npm' ? npmPack(repo.package, repo.version, tmp) : aptDownload(repo.package, repo.version, tmp);
   const digest = sha256(archive);
   if (digest !== repo.sha256) throw new Error(`${repo.package}@${repo.version}: archive sha256 ${digest}, the manifest pins ${repo.sha256}`);
   mkdirSync(join(tmp, 'x'));
