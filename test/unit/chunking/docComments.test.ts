@@ -24,6 +24,13 @@ describe('long prose comments are split into sections at their headings', () => 
     const py = `"""Tools for things.\n\n${para(12)}\n\nConfiguration\n-------------\n\n${para(12)}\n"""\n`;
     assert.deepEqual((await chunks('tools.py', 'python', py)).filter((c) => c.kind === 'section').map((c) => c.name), ['', 'Configuration']);
   });
+  it("a module docstring is not merged into the first declaration (it is the module's documentation)", async () => {
+    const py = `"""Utilities for coroutines.\n\n${para(14)}\n"""\n\nimport os\n\n_T = 1\n\n\ndef run(x):\n    return x\n`;
+    const cs = await chunks('gen.py', 'python', py);
+    const t = cs.find((c) => c.name === '_T')!;
+    assert.ok(t && t.startLine > 14, `_T starts at line ${t?.startLine}: the docstring was merged into it`);
+    assert.ok(cs.some((c) => c.kind === 'code' && c.startLine === 1 && c.content.includes('Utilities for coroutines')));
+  });
   it('leaves short comments, code with comments and headingless prose alone', async () => {
     const short = `// Package x.\n//\n// Usage\n//\n// more\npackage x\n`;
     assert.ok(!(await chunks('doc.go', 'go', short)).some((c) => c.kind === 'section'));

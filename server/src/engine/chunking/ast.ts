@@ -12,6 +12,7 @@ import type { Node, Tree } from 'web-tree-sitter';
 import type { ChunkingConfig } from '../config/schema';
 import { TYPE_DECLARATION_KINDS, type ChunkKind, type SemanticClass } from '../types';
 import { countTokens } from '../tokenize/tokenCount';
+import { isMostlyComment } from '../tokenize/comments';
 import { CALLABLE_KINDS, collapse, isTestName, isTestPath, splitByLines, type ChunkDraft, type DraftSymbol, type SourceText } from './common';
 import { field, named, type DefRule, type LanguageDefinition } from './languages/types';
 
@@ -30,6 +31,8 @@ const DEFAULT_REFERENCE_TYPES = new Set([
 ]);
 const REFERENCE_STOPLIST = new Set(['this', 'self', 'super', 'Self', 'cls', 'nil', 'null', 'true', 'false', 'undefined', '_', 'it']);
 
+/** A glue comment or docstring of at least this many lines that is nearly all prose may be a module's documentation. */
+const PROSE_MIN_LINES = 12;
 const TEST_CALL = /^\s*(describe|it|test|suite|context|specify|beforeEach|afterEach|beforeAll|afterAll)(\.\w+)?\s*\(/;
 
 interface DefInfo {
@@ -68,6 +71,8 @@ interface Piece {
   isComment: boolean;
   isImport: boolean;
   isTestCall: boolean;
+  /** Long prose (a module docstring, a package comment, a long block comment): see `pack`'s module documentation. */
+  isProse?: boolean;
 }
 
 interface Ctx {
@@ -171,6 +176,7 @@ export class AstChunker {
       isComment: this.lang.commentTypes.includes(node.type),
       isImport: this.lang.importTypes.includes(node.type),
       isTestCall: TEST_CALL.test(text),
+      isProse: this.src.lineOf(node.endIndex) - this.src.lineOf(node.startIndex) + 1 >= PROSE_MIN_LINES && isMostlyComment(text, this.lang.id),
     };
   }
 
@@ -474,6 +480,14 @@ export class AstChunker {
       groupTokens = 0;
       groupDef = undefined;
     };
+    // a module's documentation: prose before any code (a module docstring, a package comment), not a comment that
+    // documents the declaration after it
+    const moduleDocs = new Set<Piece>();
+    let seenCode = false;
+    for (const p of pieces) {
+      if (topLevel && p.isProse && !seenCode) moduleDocs.add(p);
+      if (!p.isComment) seenCode = true;
+    }
     for (const p of pieces) {
       if (p.frozen) {
         flush();
@@ -484,7 +498,10 @@ export class AstChunker {
       const fits =
         groupTokens + p.tokens <= targetTokens &&
         (groupTokens < minTokens || p.tokens < minTokens) &&
-        !(p.def && groupDef && !overloads(groupDef, p.def));
+        !(p.def && groupDef && !overloads(groupDef, p.def)) &&
+        // a module's documentation is not the first declaration's: neither joins the other
+        !(moduleDocs.has(p) && groupDef) &&
+        !(p.def && group.some((g) => moduleDocs.has(g)));
       if (group.length > 0 && !fits) flush();
       group.push(p);
       groupTokens += p.tokens;

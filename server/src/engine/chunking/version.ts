@@ -9,5 +9,7 @@
  *      their members, and functions assigned to properties (`X.prototype.m = function`, `exports.f = function`) units.
  *   4: long prose comments (Go's doc.go package docs, module docstrings, `//!` crate docs) are split at their headings
  *      into sections (chunking/docComments.ts).
+ *   5: a long glue comment or docstring that is prose (a module docstring) is never merged into a declaration (the
+ *      first definition after a module docstring was labelled with the whole docstring and imports).
  */
-export const CHUNKER_VERSION = 4;
+export const CHUNKER_VERSION = 5;
