@@ -6,6 +6,15 @@
  *   npx tsx training/rerank/collect.ts --out F.jsonl --from-pairs training/.cache/pairs.jsonl   training lists
  *   npx tsx training/rerank/collect.ts --out F.jsonl --packages a,b,c   the same for named packages
  *   npx tsx training/rerank/collect.ts --out F.jsonl --bench quarry,rxjs  the benchmark's query sets (evaluation only)
+ *   ... --debian training/rerank/debian-packages.json   pinned Debian packages (Python, Go, Rust, Ruby, PHP sources)
+ *   ... --styles docstring,types,implements,kind        which query styles (default: docstring)
+ *
+ * Query styles (every label comes from the code, never picked by hand):
+ *   docstring   a documented function's first doc sentence → that function
+ *   types       a documented type's first doc sentence → that type
+ *   kind        the same sentences with the declaration kind named: "interface that …", "function that …"
+ *   implements  "what implements X", "classes that implement X", "X implementations", … for every X that a type of
+ *               the package conforms to (the chunker's conformances) → every implementer
  *
  * Lists are appended to F.jsonl (delete it to start over); F.jsonl.features.json names the feature columns.
  *
@@ -23,8 +32,19 @@ import type { ParsedQuery } from '../../server/src/engine/ranking/query';
 import type { ProviderHealth, Reranker } from '../../server/src/engine/embedding/types';
 import { FEATURE_NAMES, rerankFeatures } from '../../server/src/engine/embedding/rerankers/learned/features';
 import { StaticEmbeddingProvider } from '../../server/src/engine/embedding/providers/static';
-import { DOCSTRING_KINDS, prepareSets, TYPE_DOC_KINDS, type BenchQuery } from '../../bench/sets';
+import { anchorLine, DOCSTRING_KINDS, firstSentence, prepareSets, TYPE_DOC_KINDS, type BenchQuery } from '../../bench/sets';
 import { loadQuestions } from '../../bench/questions';
+import { sample } from '../../bench/metrics';
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { relative } from 'node:path';
+import { chunkFile } from '../../server/src/engine/chunking';
+import { defaultConfig } from '../../server/src/engine/config/schema';
+import { languageForPath } from '../../server/src/engine/languages';
+import type { Chunk } from '../../server/src/engine/types';
+
+/** A query with its answers; `set` names its style (docstring, types, kind, implements, question). */
+type TrainQuery = Omit<BenchQuery, 'set'> & { set: string };
 
 const REPO = resolve(__dirname, '../..');
 
@@ -47,7 +67,7 @@ class Recorder implements Reranker {
   async close(): Promise<void> {}
 }
 
-async function collect(name: string, dir: string, queries: BenchQuery[], out: string, model: StaticEmbeddingProvider): Promise<void> {
+async function collect(name: string, dir: string, queries: TrainQuery[], out: string, model: StaticEmbeddingProvider): Promise<void> {
   const recorder = new Recorder((t) => model.embed(t));
   const engine = await Engine.open(dir, { reranker: recorder });
   const t0 = Date.now();
@@ -90,6 +110,185 @@ function fetchNpm(spec: string, subdir: string, target: string): void {
   console.log(`fetched ${spec} (${subdir}/), ${out[0]!.integrity}`);
 }
 
+const KIND_WORD: Record<string, string> = {
+  class: 'class', struct: 'struct', enum: 'enum', interface: 'interface', protocol: 'protocol', trait: 'trait', type_alias: 'type',
+  function: 'function', method: 'method',
+};
+const TYPE_KINDS = new Set([...TYPE_DOC_KINDS, 'extension', 'impl']);
+const IMPLEMENTS_FORMS = [
+  (x: string) => `what implements ${x}`,
+  (x: string) => `classes that implement ${x}`,
+  (x: string) => `${x} implementations`,
+  (x: string) => `implementations of ${x}`,
+  (x: string) => `which types extend ${x}`,
+  (x: string) => `subclasses of ${x}`,
+  (x: string) => `types that conform to ${x}`,
+  (x: string) => `implements ${x}`,
+];
+/** Names too generic to ask about (every class is an object). */
+const GENERIC_BASES = new Set(['object', 'any', 'self', 'generic', 'protocol', 'abc', 'base']);
+
+const hashOf = (s: string) => createHash('sha1').update(s).digest().readUInt32BE(0);
+const lcFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? s[0]!.toLowerCase() + s.slice(1) : s);
+function bare(name: string): string {
+  const parts = name.replace(/[<\[(].*$/, '').split(/\.|::|\\/);
+  return (parts[parts.length - 1] ?? '').trim();
+}
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.name === '.quarry' || e.name === 'node_modules' || e.name.startsWith('.')) continue;
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out.push(relative(dir, p).split('\\').join('/'));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+/** A documented unit's query sentence, or undefined when its doc makes no usable query. */
+function docQuery(c: Chunk): string | undefined {
+  if (!c.doc) return undefined;
+  const raw = firstSentence(c.doc);
+  const q = (raw.match(/"/g)?.length ?? 0) % 2 ? raw.replace(/"/g, ' ').replace(/\s+/g, ' ').trim() : raw;
+  const n = q.split(/\s+/).length;
+  return n >= 3 && n <= 30 && q.length <= 200 && !/^(todo|deprecated|see |copyright)/i.test(q) ? q : undefined;
+}
+
+/**
+ * The types, kind and implements styles of one package, from its original sources (chunked as the engine does);
+ * answers are located on the stripped copy (same lines). `per` caps each style.
+ */
+async function styledQueries(src: string, stripped: string, styles: Set<string>, per: number): Promise<TrainQuery[]> {
+  const cfg = defaultConfig().chunking;
+  const chunks: Chunk[] = [];
+  for (const f of sourceFiles(src)) {
+    const lang = languageForPath(f);
+    if (!lang?.grammar) continue;
+    let text: string;
+    try {
+      text = readFileSync(join(src, f), 'utf8');
+    } catch {
+      continue;
+    }
+    if (text.length > 1_000_000) continue;
+    try {
+      chunks.push(...(await chunkFile({ path: f, language: lang.id, content: text }, cfg)));
+    } catch {
+      continue;
+    }
+  }
+  const texts = new Map<string, string>();
+  const target = (c: Chunk) => {
+    let t = texts.get(c.path);
+    if (t === undefined) texts.set(c.path, (t = existsSync(join(stripped, c.path)) ? readFileSync(join(stripped, c.path), 'utf8') : ''));
+    return { path: c.path, anchorLine: anchorLine(t, c.startLine, c.endLine, c.name || c.symbol || 'x'), symbol: c.symbol };
+  };
+  const out: TrainQuery[] = [];
+  const push = (set: string, text: string, c: Chunk, targets: Chunk[]) => {
+    const ts = targets.map(target);
+    out.push({ set, text, language: c.language, split: 'train', target: ts[0]!, targets: ts });
+  };
+  if (styles.has('types')) {
+    const typed = chunks.filter((c) => TYPE_DOC_KINDS.has(c.kind) && c.name && docQuery(c));
+    for (const c of sample(typed, per, 31)) push('types', docQuery(c)!, c, [c]);
+  }
+  if (styles.has('kind')) {
+    const named = chunks.filter((c) => KIND_WORD[c.kind] && c.name && docQuery(c));
+    // types first (they are what kind words usually ask for), then functions and methods
+    const types = sample(named.filter((c) => TYPE_DOC_KINDS.has(c.kind)), Math.ceil(per / 2), 37);
+    const fns = sample(named.filter((c) => !TYPE_DOC_KINDS.has(c.kind)), per - types.length, 41);
+    for (const c of [...types, ...fns]) {
+      const kw = KIND_WORD[c.kind]!;
+      const q = lcFirst(docQuery(c)!);
+      const h = hashOf(c.id);
+      const text = h % 3 === 0 ? `${kw} that ${q}` : h % 3 === 1 ? `which ${kw} ${q}` : `the ${kw} for ${q}`;
+      push('kind', text, c, [c]);
+    }
+  }
+  if (styles.has('implements')) {
+    const implementers = new Map<string, Chunk[]>();
+    for (const c of chunks) {
+      if (!TYPE_KINDS.has(c.kind)) continue;
+      for (const x of new Set(c.conformances.map(bare))) {
+        if (x.length < 3 || GENERIC_BASES.has(x.toLowerCase()) || !/^[A-Za-z_]/.test(x)) continue;
+        const list = implementers.get(x) ?? implementers.set(x, []).get(x)!;
+        list.push(c);
+      }
+    }
+    const names = [...implementers].filter(([, cs]) => cs.length <= 25).map(([x]) => x).sort();
+    for (const x of sample(names, per, 43)) {
+      const cs = implementers.get(x)!;
+      const form = IMPLEMENTS_FORMS[hashOf(x) % IMPLEMENTS_FORMS.length]!;
+      push('implements', form(x), cs[0]!, cs);
+    }
+  }
+  return out;
+}
+
+/** The queries of every style asked for, over a package's original sources and its stripped copy (written here). */
+async function packageQueries(src: string, stripped: string, styles: Set<string>, per: number): Promise<TrainQuery[]> {
+  mkdirSync(stripped, { recursive: true });
+  const prepared = await prepareSets(src, stripped, per, true, DOCSTRING_KINDS);
+  const out: TrainQuery[] = styles.has('docstring') ? prepared.queries.filter((q) => q.set === 'docstring') : [];
+  return [...out, ...(await styledQueries(src, stripped, styles, per))];
+}
+
+/**
+ * `apt-get download` of a pinned Debian package (version and, once known, the .deb's sha256 checked), unpacked with
+ * only source files kept; the licence stanzas of its machine-readable copyright file must all be permissive.
+ */
+function fetchDebian(e: { package: string; version: string; sha256?: string }, target: string, permissive: Set<string>): boolean {
+  const tmp = `${target}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  execFileSync('apt-get', ['download', `${e.package}=${e.version}`], { cwd: tmp, stdio: 'ignore' });
+  const deb = readdirSync(tmp).find((f) => f.endsWith('.deb'))!;
+  const digest = createHash('sha256').update(readFileSync(join(tmp, deb))).digest('hex');
+  if (e.sha256 && e.sha256 !== digest) throw new Error(`${deb}: sha256 ${digest} differs from the pinned ${e.sha256}`);
+  execFileSync('dpkg-deb', ['-x', join(tmp, deb), join(tmp, 'x')]);
+  const copyright = join(tmp, 'x/usr/share/doc', e.package, 'copyright');
+  const licences = existsSync(copyright) ? debianLicences(readFileSync(copyright, 'utf8')) : [];
+  const isPermissive = (l: string) => permissive.has(l.trim().toLowerCase().replace(/\+$/, ''));
+  // "A or B": either will do; "A and B": both must be permissive
+  const ok = licences.length > 0 && licences.every((l) => l.split(/\s+or\s+|\s*\|\s*/i).some((alt) => alt.split(/\s+and\s+/i).every(isPermissive)));
+  rmSync(target, { recursive: true, force: true });
+  if (ok) {
+    keepSources(join(tmp, 'x'));
+    cpSync(join(tmp, 'x'), target, { recursive: true });
+    writeFileSync(`${target}.ok`, `${e.package}=${e.version} sha256:${digest} ${[...new Set(licences)].join('; ')}\n`);
+  }
+  rmSync(tmp, { recursive: true, force: true });
+  console.log(`${ok ? 'fetched' : 'left out (licence)'} ${e.package}=${e.version} sha256:${digest} [${[...new Set(licences)].join('; ')}]`);
+  return ok;
+}
+
+/** Licences of a DEP-5 copyright file's stanzas that cover upstream code (not only debian/). */
+function debianLicences(text: string): string[] {
+  const out: string[] = [];
+  for (const stanza of text.split(/\n\s*\n/)) {
+    const files = stanza.match(/^Files:\s*(.+(?:\n[ \t].+)*)/m)?.[1];
+    const licence = stanza.match(/^License:\s*(.+)$/m)?.[1];
+    if (!files || !licence) continue;
+    if (files.split(/\s+/).filter(Boolean).every((f) => f.startsWith('debian/'))) continue;
+    out.push(licence.trim());
+  }
+  return out;
+}
+
+const SOURCE_EXT = /\.(py|go|rs|rb|php|js|mjs|cjs|ts|tsx|jsx)$/;
+function keepSources(dir: string): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isSymbolicLink()) rmSync(p, { force: true });
+    else if (e.isDirectory()) keepSources(p);
+    else if (!SOURCE_EXT.test(e.name) || e.name.endsWith('.d.ts') || e.name.endsWith('.min.js')) rmSync(p, { force: true });
+  }
+}
+
 /** Packages of quarry-code's validation split with at least 20 pairs, most pairs first. */
 function heldOutPackages(pairsFile: string): string[] {
   const counts = new Map<string, number>();
@@ -109,7 +308,9 @@ async function main(): Promise<void> {
     .option('--npm <file>', 'pinned npm packages (training/rerank/npm-packages.json), fetched into <work>/npm-src')
     .option('--bench <list>', 'benchmark corpora (bench/.cache/corpora/<name>)')
     .option('--per <n>', 'docstring queries per corpus', '300')
-    .option('--types', 'training lists whose answers are documented types (classes, interfaces, traits...), not functions')
+    .option('--types', 'training lists whose answers are documented types (classes, interfaces, traits...), not functions (= --styles types)')
+    .option('--styles <list>', 'query styles: docstring, types, kind, implements', 'docstring')
+    .option('--debian <file>', 'pinned Debian packages (training/rerank/debian-packages.json), fetched into <work>/deb-src')
     .option('--work <dir>', 'where stripped copies and their indexes live', '/tmp/quarry-rerank')
     .parse()
     .opts();
@@ -118,15 +319,29 @@ async function main(): Promise<void> {
   // The feature names, in row order, for train.py (which writes them into the model).
   writeFileSync(`${opts.out}.features.json`, JSON.stringify({ features: FEATURE_NAMES }) + '\n');
   const per = Number(opts.per);
-  const kinds = opts.types ? TYPE_DOC_KINDS : DOCSTRING_KINDS;
+  const styles = new Set<string>(opts.types ? ['types'] : String(opts.styles).split(',').filter(Boolean));
   const packages = (opts.packages ?? '').split(',').filter(Boolean);
   if (opts.fromPairs) packages.push(...heldOutPackages(opts.fromPairs));
   for (const pkg of packages) {
     const src = join(REPO, 'training/.cache/src', pkg);
     const stripped = join(opts.work, pkg);
-    mkdirSync(stripped, { recursive: true });
-    const prepared = await prepareSets(src, stripped, per, true, kinds);
-    await collect(pkg, stripped, prepared.queries.filter((q) => q.set === 'docstring'), opts.out, model);
+    await collect(pkg, stripped, await packageQueries(src, stripped, styles, per), opts.out, model);
+  }
+  if (opts.debian) {
+    const permissive = new Set((JSON.parse(readFileSync(join(REPO, 'training/sources.json'), 'utf8')) as { permissiveLicences: string[] }).permissiveLicences);
+    const list = (JSON.parse(readFileSync(opts.debian, 'utf8')) as { packages: Array<{ package: string; version: string; sha256?: string }> }).packages;
+    for (const e of list) {
+      const name = `deb-${e.package}`;
+      const src = join(opts.work, 'deb-src', name);
+      try {
+        if (!existsSync(`${src}.ok`) && !fetchDebian(e, src, permissive)) continue;
+      } catch (err) {
+        console.log(`${e.package}: not fetched (${(err as Error).message.split('\n')[0]})`);
+        continue;
+      }
+      const stripped = join(opts.work, name);
+      await collect(name, stripped, await packageQueries(src, stripped, styles, per), opts.out, model);
+    }
   }
   if (opts.npm) {
     const list = (JSON.parse(readFileSync(opts.npm, 'utf8')) as { packages: Array<{ spec: string; subdir: string }> }).packages;
@@ -135,9 +350,7 @@ async function main(): Promise<void> {
       const src = join(opts.work, 'npm-src', name);
       if (!existsSync(`${src}.ok`)) fetchNpm(spec, subdir, src);
       const stripped = join(opts.work, name);
-      mkdirSync(stripped, { recursive: true });
-      const prepared = await prepareSets(src, stripped, per, true, kinds);
-      await collect(name, stripped, prepared.queries.filter((q) => q.set === 'docstring'), opts.out, model);
+      await collect(name, stripped, await packageQueries(src, stripped, styles, per), opts.out, model);
     }
   }
   for (const corpus of (opts.bench ?? '').split(',').filter(Boolean)) {
