@@ -9,17 +9,8 @@ import { join } from 'node:path';
 import { CLI, writeFiles } from './workspace';
 import { Engine } from '../../server/src/engine/engine';
 
-/** mulberry32: a small seeded PRNG (reproducible kill points). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded PRNG (mulberry32: reproducible kill points). */
+export { prng as seededRandom } from '../../bench/metrics';
 
 export type TrialConfig = 'rules' | 'default';
 
