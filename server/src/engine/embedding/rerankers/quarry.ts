@@ -45,7 +45,7 @@ export class QuarryReranker implements Reranker {
     this.stats.requests++;
     try {
       const code = this.codeModel;
-      const rows = rerankFeatures(query, candidates, code ? (t) => code.embed(t) : undefined);
+      const rows = rerankFeatures(query, candidates, code ? (t) => this.embedName(code, t) : undefined);
       const out = rows.map((r) => 1 / (1 + Math.exp(-scoreRow(this.model, r))));
       this.stats.ok(t0);
       return out;
@@ -54,6 +54,21 @@ export class QuarryReranker implements Reranker {
       throw e;
     }
   }
+
+  /**
+   * The code model's vector of a candidate's name or signature, remembered (bounded): searches in one workspace keep
+   * meeting the same declarations, and two embeddings per candidate were most of the scorer's time.
+   */
+  private embedName(code: StaticEmbeddingProvider, text: string): Float32Array {
+    let v = this.nameVectors.get(text);
+    if (!v) {
+      if (this.nameVectors.size >= 4_096) this.nameVectors.clear(); // at most ~4 MB of vectors
+      this.nameVectors.set(text, (v = code.embed(text)));
+    }
+    return v;
+  }
+
+  private readonly nameVectors = new Map<string, Float32Array>();
 
   /** It reads candidates, not bare texts: the rerank step calls scoreCandidates. */
   async rerank(): Promise<RerankResult[]> {
