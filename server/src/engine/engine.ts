@@ -16,7 +16,6 @@ import { loadConfig } from './config/load';
 import { ChunkStore, quarantineTables, STORE_SCHEMA_VERSION } from './store/chunkStore';
 import { LexicalIndex, LexicalIndexCorruptError } from './store/lexical/lexicalIndex';
 import { IndexOptions, IndexSummary, runIndex } from './indexer/indexer';
-import { refreshGoImplicitConformances } from './indexer/goImplicit';
 import { refreshGitMetadata, type GitRefreshSummary } from './indexer/gitMetadata';
 import { acquireIndexLock, IndexLockedError, readLock, LockInfo } from './indexer/lock';
 import { asEnvironmentError, environmentCause, StoreDamagedError } from './store/storeErrors';
@@ -31,6 +30,7 @@ import { tally } from './counts';
 import { WriteQueue } from './store/writeQueue';
 import { chunkFile } from './chunking';
 import { CHUNKER_VERSION } from './chunking/version';
+import { languageDefinition } from './chunking/languages/registry';
 import { createHash } from 'node:crypto';
 import type { EmbeddingProvider, Reranker } from './embedding/types';
 import { createEmbeddingProvider, createReranker } from './embedding/registry';
@@ -337,8 +337,9 @@ export class Engine {
         await this.store.putFiles([
           { path: rel, size: -1, mtimeMs: 0, hash: `buffer:${createHash('sha256').update(text).digest('hex')}`, language: lang.id, chunkCount: chunks.length, indexedAt: Date.now() },
         ]);
-        // a Go buffer may add or drop methods: the implicit interface conformances follow (best effort)
-        if (lang.id === 'go') await refreshGoImplicitConformances(this.store).catch(() => undefined);
+        // a buffer may change what its language derives (a Go buffer adds or drops methods): the rows follow (best effort)
+        const derived = languageDefinition(lang.id)?.derivedConformances;
+        if (derived) await derived.refresh(this.store).catch(() => undefined);
       } finally {
         release();
       }

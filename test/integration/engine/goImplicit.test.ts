@@ -31,10 +31,10 @@ for (const cfg of RANKING_CONFIGURATIONS) {
       root = copyFixture('go-implicit');
       engine = await Engine.open(root, cfg.open);
       const summary = await engine.index();
-      assert.ok(summary.goImplicit, 'the pass ran');
+      assert.ok(summary.derivedConformances?.go, 'the pass ran');
       // stream: 7 (Reader, Sizer, SizedReader); codec: Pump and Relay → Sink, Pump → Flusher, Console → Logger,
       // Cache and Box → Getter
-      assert.equal(summary.goImplicit!.rows, 13, JSON.stringify(summary.goImplicit));
+      assert.equal(summary.derivedConformances!.go.rows, 13, JSON.stringify(summary.derivedConformances?.go));
     });
     after(async () => {
       await engine?.close();
@@ -132,7 +132,7 @@ describe('Go implicit interfaces: incremental re-indexing', function () {
     writeFileSync(methodsPath(), withoutClose);
     const s = await engine.index();
     assert.equal(s.filesIndexed, 1, 'only methods.go is re-indexed; types.go (where the rows hang) is not');
-    assert.ok(s.goImplicit && s.goImplicit.removed >= 1, JSON.stringify(s.goImplicit));
+    assert.ok(s.derivedConformances?.go && s.derivedConformances.go.removed >= 1, JSON.stringify(s.derivedConformances?.go));
     assert.deepEqual(await readerImplementers(), ['CountingSource', 'MemorySource', 'SizedReader']);
 
     // PartialSource gains Close (pointer receiver): it implements Reader now; an editor save goes through updateFiles
@@ -143,7 +143,7 @@ describe('Go implicit interfaces: incremental re-indexing', function () {
     // unchanged run: nothing to recompute, nothing changes
     const again = await engine.index();
     assert.equal(again.filesIndexed, 0);
-    assert.equal(again.goImplicit, undefined, 'no Go file changed: the pass does not run');
+    assert.equal(again.derivedConformances?.go, undefined, 'no Go file changed: the pass does not run');
     assert.deepEqual(await readerImplementers(), ['CountingSource', 'MemorySource', 'PartialSource', 'SizedReader']);
   });
 

@@ -3,7 +3,8 @@ import type { Parser } from 'web-tree-sitter';
 import { loadGrammar, parserFor } from '../../../server/src/engine/chunking/parser';
 import { chunkFile } from '../../../server/src/engine/chunking';
 import { defaultConfig } from '../../../server/src/engine/config/schema';
-import { goFileFacts, type GoChunkRow, type GoFileFacts, type ImplicitRow } from '../../../server/src/engine/indexer/goImplicit';
+import { goFileFacts } from '../../../server/src/engine/chunking/languages/go/facts';
+import type { GoChunkRow, GoFileFacts, ImplicitRow } from '../../../server/src/engine/chunking/languages/go/types';
 
 let parser: Parser | undefined;
 

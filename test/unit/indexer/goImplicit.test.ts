@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import type { Parser } from 'web-tree-sitter';
 import { facts, goParser, pairs } from './goFacts';
-import {
-  blankGoNoise, goMethodsIn, goTypesIn, implicitConformances, makeGoSignature,
-} from '../../../server/src/engine/indexer/goImplicit';
+import { implicitConformances } from '../../../server/src/engine/chunking/languages/go/conformance';
+import { goTypesIn } from '../../../server/src/engine/chunking/languages/go/declarations';
+import { goMethodsIn } from '../../../server/src/engine/chunking/languages/go/facts';
+import { makeGoSignature } from '../../../server/src/engine/chunking/languages/go/signature';
+import { blankGoNoise } from '../../../server/src/engine/chunking/languages/go/source';
 
 let parser: Parser;
 before(async () => {

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import type { Parser } from 'web-tree-sitter';
 import { facts, goParser, pairs } from './goFacts';
-import {
-  formatGoSignature, goFuncTypeSignature, goImportsIn, goMethodsIn, goPackageNameOfPath, goSignaturesMatch, goTypesIn, implicitConformances, type GoNameContext, type GoSignature,
-} from '../../../server/src/engine/indexer/goImplicit';
+import { implicitConformances } from '../../../server/src/engine/chunking/languages/go/conformance';
+import { goTypesIn } from '../../../server/src/engine/chunking/languages/go/declarations';
+import { goMethodsIn } from '../../../server/src/engine/chunking/languages/go/facts';
+import { goImportsIn, goPackageNameOfPath } from '../../../server/src/engine/chunking/languages/go/packages';
+import { formatGoSignature, goSignaturesMatch } from '../../../server/src/engine/chunking/languages/go/signature';
+import { goFuncTypeSignature } from '../../../server/src/engine/chunking/languages/go/syntax';
+import type { GoNameContext, GoSignature } from '../../../server/src/engine/chunking/languages/go/types';
 
 /**
- * The signature normaliser and comparer of the Go implicit-interface pass (server/src/engine/indexer/goImplicit.ts):
+ * The signature normaliser and comparer of the Go implicit-interface pass (chunking/languages/go/signature.ts, syntax.ts):
  * func types and method headers parsed with the real Go grammar, then compared.
  */
 let parser: Parser;

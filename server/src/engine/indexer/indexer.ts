@@ -19,7 +19,8 @@ import type { LexicalIndex } from '../store/lexical/lexicalIndex';
 import { lexicalDocForChunk } from './lexicalDoc';
 import { discoverKnowledge, isKnowledgePath, knowledgeFile } from './knowledge';
 import { tally } from '../counts';
-import { IMPLICIT_KINDS, refreshGoImplicitConformances, type GoImplicitSummary } from './goImplicit';
+import { derivedConformanceLanguages } from '../chunking/languages/registry';
+import type { DerivedConformanceSummary } from '../chunking/languages/types';
 import { memoryFile, isMemoryPath } from './memorySources';
 
 export interface IndexProgress {
@@ -76,11 +77,14 @@ export interface IndexSummary {
   /** Totals in the index after the run. */
   totalFiles: number;
   totalChunks: number;
-  /** The Go implicit-conformance pass, when the run changed Go files (see goImplicit.ts). */
-  goImplicit?: GoImplicitSummary;
+  /**
+   * The derived-conformance passes that ran, by language id (a language definition's `derivedConformances`, e.g. Go's
+   * implicit interfaces in chunking/languages/go/): when the run changed files of the language.
+   */
+  derivedConformances?: Record<string, DerivedConformanceSummary>;
   /**
    * Where the run's time went (ms, wall): discovery and change detection; reading and chunking files; chunk store
-   * writes (LanceDB); the lexical index (documents, segment commits); file records; the end (Go conformances,
+   * writes (LanceDB); the lexical index (documents, segment commits); file records; the end (derived conformances,
    * store maintenance, counts).
    */
   phaseMs?: { discover: number; chunk: number; store: number; lexical: number; records: number; finalize: number };
@@ -190,8 +194,12 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   });
   summary.filesUnchanged = found.files.length - candidates.length;
 
-  // Go files replaced or removed by this run: the derived (implicit) conformances are recomputed at the end.
-  let goTouched = removed.some((p) => records.get(p)?.language === 'go');
+  // Languages of the files replaced or removed by this run: their derived conformances are recomputed at the end.
+  const touched = new Set<string>();
+  for (const p of removed) {
+    const language = records.get(p)?.language;
+    if (language) touched.add(language);
+  }
   if (removed.length) {
     summary.chunksRemoved += lexical.removePaths(removed);
     await store.deleteFiles(removed);
@@ -221,7 +229,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
         summary.filesUnchanged++;
       } else {
         replaced.push(file.path);
-        if (file.language === 'go') goTouched = true;
+        touched.add(file.language);
         fileRecords.push(outcome.record);
         if (outcome.kind === 'indexed') {
           chunks.push(...outcome.chunks);
@@ -268,14 +276,16 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   progress.phase = 'finalizing';
   progress.currentFile = undefined;
   report();
-  // Derived conformances (Go interfaces are satisfied implicitly): after a run that changed Go files, or when an index
-  // that has Go files has none yet (built before the pass existed). Also after an aborted run: what it committed stays.
-  const hasGo = goTouched || found.files.some((f) => f.language === 'go') || [...records.values()].some((r) => r.language === 'go');
-  if (goTouched || (hasGo && (await store.countConformancesOfKinds(IMPLICIT_KINDS)) === 0)) {
+  // Derived conformances (languages whose definitions have `derivedConformances`, e.g. Go: interfaces are satisfied
+  // implicitly): after a run that changed files of the language, or when an index that has files of the language has
+  // no derived rows yet (built before the pass existed). Also after an aborted run: what it committed stays.
+  for (const { id, derived } of derivedConformanceLanguages()) {
+    const hasFiles = found.files.some((f) => f.language === id) || [...records.values()].some((r) => r.language === id);
+    if (!touched.has(id) && !(hasFiles && (await store.countConformancesOfKinds(derived.kinds)) === 0)) continue;
     try {
-      summary.goImplicit = await refreshGoImplicitConformances(store);
+      (summary.derivedConformances ??= {})[id] = await derived.refresh(store);
     } catch (e) {
-      summary.warnings.push(`Go implicit interface conformances were not updated: ${(e as Error).message}`);
+      summary.warnings.push(`${derived.label} were not updated: ${(e as Error).message}`);
     }
   }
   summary.skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

@@ -194,7 +194,7 @@ async function withIndirectConformers(store: Pick<ChunkStore, 'conformancesOf'>,
   return out;
 }
 
-/** How a conformance row reads in an explanation: declared, or derived from a Go method set (indexer/goImplicit.ts). */
+/** How a conformance row reads in an explanation: declared, or derived from a Go method set (chunking/languages/go/). */
 function conformanceVerb(kind: string): string {
   if (kind === 'implicit') return 'satisfies (its method set has every method of)';
   if (kind === 'implicit-pointer') return 'satisfies as a pointer (the method set of *T has every method of)';

@@ -1,5 +1,5 @@
 /** Language id → AST chunker definition. A language without an entry gets the text chunker. */
-import type { LanguageDefinition } from './types';
+import type { DerivedConformances, LanguageDefinition } from './types';
 import { typescript } from './typescript';
 import { tsx } from './tsx';
 import { javascript } from './javascript';
@@ -25,4 +25,9 @@ export function languageDefinition(id: string): LanguageDefinition | undefined {
 
 export function astLanguageIds(): string[] {
   return DEFINITIONS.map((d) => d.id);
+}
+
+/** The languages whose definitions derive conformances after indexing (`derivedConformances`: Go's implicit interfaces). */
+export function derivedConformanceLanguages(): Array<{ id: string; derived: DerivedConformances }> {
+  return DEFINITIONS.flatMap((d) => (d.derivedConformances ? [{ id: d.id, derived: d.derivedConformances }] : []));
 }

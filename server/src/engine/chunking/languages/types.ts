@@ -4,6 +4,7 @@
  */
 import type { Node } from 'web-tree-sitter';
 import type { ChunkKind } from '../../types';
+import type { ChunkColumnFilter, ConformanceRow, FileRecord, ScalarChunkColumn } from '../../store/chunkStore';
 
 /** How one definition node type is read. */
 export interface DefRule {
@@ -60,6 +61,45 @@ export interface LanguageDefinition {
   constructorIsClassName?: boolean;
   /** Statement list inside a callable body when the body wraps it (Swift/Kotlin `statements`). */
   statementContainers?: string[];
+  /** Conformances no declaration states, derived from the whole index after indexing (Go: implicit interfaces). */
+  derivedConformances?: DerivedConformances;
+}
+
+/**
+ * A language's pass that derives conformance rows from the stored chunks of all its files (Go: a type implements every
+ * interface whose methods its method set holds). The indexer runs `refresh` at the end of a run that replaced or
+ * removed files of the language, or when the index holds files of the language but no rows of `kinds` yet (built
+ * before the pass existed); the engine runs it after an editor buffer of the language replaced the file's chunks.
+ */
+export interface DerivedConformances {
+  /** The conformance row kinds the pass writes, and only it (declared rows have other kinds). */
+  kinds: readonly string[];
+  /** What the rows are, for a warning when the pass fails: "<label> were not updated: ...". */
+  label: string;
+  /**
+   * Recomputes the language's rows for the whole index and writes the difference. `records`: the file records after
+   * the run (read from the store when omitted).
+   */
+  refresh(store: DerivedConformanceStore, records?: Map<string, FileRecord>): Promise<DerivedConformanceSummary>;
+}
+
+/** The chunk store's methods a derived-conformance pass uses (`ChunkStore` has them). */
+export interface DerivedConformanceStore {
+  fileRecords(): Promise<Map<string, FileRecord>>;
+  chunkColumns<C extends ScalarChunkColumn>(filter: ChunkColumnFilter, columns: readonly C[]): Promise<Array<Record<C, string | number>>>;
+  conformancesOfKinds(kinds: readonly string[]): Promise<ConformanceRow[]>;
+  replaceConformancesOfKinds(kinds: readonly string[], chunkIds: readonly string[], rows: readonly ConformanceRow[]): Promise<void>;
+}
+
+/** What a derived-conformance pass did. */
+export interface DerivedConformanceSummary {
+  /** Files whose facts were (re)read from the store. */
+  filesRead: number;
+  /** Derived rows after the pass. */
+  rows: number;
+  added: number;
+  removed: number;
+  durationMs: number;
 }
 
 // ---------- helpers shared by the language files ----------

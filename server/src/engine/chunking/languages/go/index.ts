@@ -1,6 +1,24 @@
-/** Go: functions, methods (`Receiver.Method`), type declarations (struct/interface embedding as conformances). */
+/**
+ * Go: functions, methods (`Receiver.Method`), type declarations (struct/interface embedding as conformances), and the
+ * conformances no declaration states: Go interfaces are satisfied implicitly (a type implements an interface when its
+ * method set holds every method of the interface), so a pass after indexing derives them from the Go chunks of the
+ * store and writes them as conformance rows (`kind` 'implicit', 'implicit-pointer' or 'implicit-interface') on the
+ * implementing type's declaration chunk, so that "what implements X" finds them through the same lookup as declared
+ * ones. The pass is the definition's `derivedConformances` hook; its modules, one concern each:
+ *   types.ts         the shapes: row kinds, per-file facts, name contexts
+ *   source.ts        chunk text without a parser: comments blanked, method headers, whether a declaration needs parsing
+ *   packages.ts      package clauses, imports, folders as packages
+ *   signature.ts     canonical signatures and their comparison
+ *   syntax.ts        tree-sitter: type expressions and method headers to canonical signatures
+ *   declarations.ts  tree-sitter: declared types (interface methods, embeddings) and aliases
+ *   facts.ts         one file's facts from its stored chunks
+ *   conformance.ts   the join: method sets against interfaces
+ *   refresh.ts       the pass over the store (cached facts, the difference written)
+ */
 import type { Node } from 'web-tree-sitter';
-import { bareNames, childOfType, childrenOfType, field, named, type LanguageDefinition } from './types';
+import { bareNames, childOfType, childrenOfType, field, named, type LanguageDefinition } from '../types';
+import { refreshGoImplicitConformances } from './refresh';
+import { IMPLICIT_KINDS } from './types';
 
 function receiverType(n: Node): string | null {
   const param = childOfType(field(n, 'receiver'), 'parameter_declaration', 'variadic_parameter_declaration');
@@ -62,4 +80,5 @@ export const go: LanguageDefinition = {
   },
   commentTypes: ['comment'],
   importTypes: ['import_declaration', 'package_clause'],
+  derivedConformances: { kinds: IMPLICIT_KINDS, label: 'Go implicit interface conformances', refresh: refreshGoImplicitConformances },
 };

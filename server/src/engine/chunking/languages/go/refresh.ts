@@ -1,0 +1,92 @@
+/**
+ * The pass over the store: reads the Go chunks it needs, keeps per-file facts, recomputes the join and writes only the
+ * difference as conformance rows of `IMPLICIT_KINDS`. It is Go's `derivedConformances` hook (see `index.ts`).
+ *
+ * Lifecycle: rows hang on the type's declaration chunk, so deleting a path deletes them like any conformance row;
+ * the rows of unchanged types whose methods live in a changed file are fixed by re-running the pass after every
+ * run that touched a Go file. The pass reads what it needs from the store (type declarations and method headers are
+ * parsed with tree-sitter), keeps per-file facts in memory (checked against the file records, so another process's
+ * writes are seen), recomputes the join and writes only the difference. Method headers are parsed once per distinct
+ * (package context, header text) in a pass: one parse per file for the headers not seen yet, a header the parser
+ * cannot recover from parsed again on its own so that it cannot spoil its neighbours.
+ *
+ * Measured on Go's standard library (Go 1.19 sources from the benchmark's cache: 5,555 Go files, 68k Go chunks, 19.1k
+ * method headers = 9.1k distinct, 1.2k interface methods; 19,140 headers and every interface method got a signature):
+ * 8.1k derived rows where matching names only gave 12.6k (the 4.5k dropped are signature mismatches such as `Read()
+ * string` or `Open(string) (http.File, error)` vs `Open(string) (fs.File, error)`). On a shared machine (load 2-5),
+ * in alternating runs: 1.5-2.6 s for the first pass of a process (reading the Go chunks, parsing type declarations
+ * and method headers) against 1.1-2.4 s for the name-only pass on the same index (quiet pairs: 1.5 s vs 1.15 s);
+ * 0.22-0.56 s for later ones (one file re-read, the join, the difference), the same as before within the noise.
+ */
+import type { ConformanceRow, FileRecord } from '../../../store/chunkStore';
+import { loadGrammar, parserFor } from '../../parser';
+import type { DerivedConformanceStore, DerivedConformanceSummary } from '../types';
+import { implicitConformances } from './conformance';
+import { goFileFacts } from './facts';
+import { IMPLICIT_KINDS, type GoChunkRow, type GoFileFacts, type GoSignatureMemo } from './types';
+
+const GO = 'go';
+
+/**
+ * Per-store cache of file facts. An entry is valid while the file's record is the one it was read under: the hash
+ * (content) and the time the file was chunked (a re-chunk with other settings keeps the hash, not the time).
+ */
+const caches = new WeakMap<DerivedConformanceStore, Map<string, { token: string; facts: GoFileFacts }>>();
+const recordToken = (r: FileRecord) => `${r.hash}@${r.indexedAt}`;
+
+/**
+ * Recomputes the implicit Go conformances of the whole index and writes the difference. `records` are the file
+ * records after the run (read from the store when omitted).
+ */
+export async function refreshGoImplicitConformances(store: DerivedConformanceStore, records?: Map<string, FileRecord>): Promise<DerivedConformanceSummary> {
+  const started = Date.now();
+  records ??= await store.fileRecords();
+  const goFiles = new Map<string, string>();
+  for (const r of records.values()) if (r.language === GO) goFiles.set(r.path, recordToken(r));
+
+  let cache = caches.get(store);
+  if (!cache) caches.set(store, (cache = new Map()));
+  for (const p of [...cache.keys()]) if (goFiles.get(p) !== cache.get(p)!.token) cache.delete(p);
+  const stale = [...goFiles.keys()].filter((p) => !cache!.has(p));
+
+  if (stale.length) {
+    const lang = await loadGrammar(GO);
+    if (!lang) throw new Error('the Go grammar could not be loaded');
+    const parser = parserFor(GO, lang);
+    const byPath = new Map<string, GoChunkRow[]>(stale.map((p) => [p, []]));
+    const all = stale.length > 200 || stale.length > goFiles.size / 2;
+    const rows = await store.chunkColumns({ language: GO, paths: all ? undefined : stale }, ['id', 'path', 'kind', 'symbol', 'name', 'start_byte', 'content']);
+    for (const r of rows) {
+      byPath.get(r.path as string)?.push({
+        id: r.id as string, path: r.path as string, kind: r.kind as string, symbol: r.symbol as string, name: r.name as string,
+        startByte: r.start_byte as number, content: r.content as string,
+      });
+    }
+    const memo: GoSignatureMemo = new Map();
+    for (const [path, chunks] of byPath) cache.set(path, { token: goFiles.get(path)!, facts: goFileFacts(path, chunks, parser, memo) });
+  }
+
+  const desired = goFiles.size ? implicitConformances([...cache.values()].map((e) => e.facts)) : [];
+  const present = await store.conformancesOfKinds(IMPLICIT_KINDS);
+  const rowKey = (r: ConformanceRow) => `${r.chunkId}\0${r.protocolName}\0${r.kind}\0${r.typeName}\0${r.path}`;
+  const byChunk = (rows: ConformanceRow[]) => {
+    const m = new Map<string, string[]>();
+    for (const r of rows) {
+      const list = m.get(r.chunkId);
+      if (list) list.push(rowKey(r));
+      else m.set(r.chunkId, [rowKey(r)]);
+    }
+    for (const list of m.values()) list.sort();
+    return m;
+  };
+  const want = byChunk(desired);
+  const have = byChunk(present);
+  // a chunk whose rows differ in any way gets all of its rows rewritten
+  const changed = new Set<string>();
+  for (const [id, keys] of want) if (have.get(id)?.join('\n') !== keys.join('\n')) changed.add(id);
+  for (const id of have.keys()) if (!want.has(id)) changed.add(id);
+  const add = desired.filter((r) => changed.has(r.chunkId));
+  const removed = present.filter((r) => changed.has(r.chunkId)).length;
+  if (changed.size) await store.replaceConformancesOfKinds(IMPLICIT_KINDS, [...changed], add);
+  return { filesRead: stale.length, rows: desired.length, added: add.length, removed, durationMs: Date.now() - started };
+}
