@@ -636,6 +636,15 @@ const uiTests: UiTest[] = [
       expect(await activeTab(page, 'restock.js'), 'Enter opened scripts/restock.js');
       await sleep(400);
       expect(await page.locator('.monaco-editor .view-line', { hasText: 'class RestockBatcher' }).first().isVisible(), 'the class declaration is in view');
+      // workspace/symbol answers with the name range (issue 18): the cursor lands on the class name, not line 1
+      // (VS Code may select the symbol's range: the name itself, never more)
+      const name = fixturePos('scripts/restock.js', 'class RestockBatcher', 'RestockBatcher');
+      let sel = '';
+      for (let i = 0; i < 15 && !sel.startsWith(`Ln ${name.line}, Col `); i++) { sel = await selectionStatus(page); await sleep(200); }
+      await screenshot(page, 'go-to-symbol-restockbatcher-opened');
+      const startsAtName = sel === `Ln ${name.line}, Col ${name.col}`;
+      const endsAtName = sel === `Ln ${name.line}, Col ${name.col + 'RestockBatcher'.length} (${'RestockBatcher'.length} selected)`;
+      expect(startsAtName || endsAtName || sel === `Ln ${name.line}, Col ${name.col} (${'RestockBatcher'.length} selected)`, `the cursor is on the class name at Ln ${name.line}, Col ${name.col}, at most the name selected (status bar: "${sel}")`);
     },
   },
   {

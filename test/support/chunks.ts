@@ -29,6 +29,7 @@ export function chunk(p: Partial<Chunk> & { kind: ChunkKind; name: string; conte
     tokenCount: Math.ceil(p.content.length / 4),
     contentHash: createHash('sha256').update(p.content).digest('hex'),
     source: 'ast',
+    ...(p.symbolRanges ? { symbolRanges: p.symbolRanges } : {}),
   };
 }
 

@@ -153,6 +153,43 @@ export function nameRangeOf(chunk: Pick<Chunk, 'nameRange' | 'startLine'>): Name
   return chunk.nameRange ?? { line: chunk.startLine, column: 1, endLine: chunk.startLine, endColumn: 1 };
 }
 
+/** Compares names as identifier queries do: case and underscores aside (`parse_config` = `parseConfig`). */
+const looseName = (s: string) => s.toLowerCase().replace(/_/g, '');
+/** The last segment of a qualified name or query (`Catalog.findBySku`, `a::b`, `Class#method` → the member). */
+export const lastNameSegment = (s: string) => s.split(/\.|::|#/).filter(Boolean).pop() ?? s;
+
+/**
+ * Where a member declared inside a chunk's own text is named (`Chunk.symbolRanges`: a class kept whole), by qualified
+ * symbol or, failing that, by bare name; undefined when the chunk does not record it.
+ */
+export function memberRangeOf(chunk: Pick<Chunk, 'symbolRanges'>, member: string): NameRange | undefined {
+  const want = looseName(lastNameSegment(member));
+  return (chunk.symbolRanges?.find((x) => x.symbol === member) ?? chunk.symbolRanges?.find((x) => looseName(x.name) === want))?.range;
+}
+
+/**
+ * The member of `chunk` an identifier names when it is not the chunk's own symbol: only a member declared inside the
+ * chunk's own text, whose range the chunk records (a class kept whole). A split class's unit lists its members' names
+ * too, but each member is a unit of its own: labelling the class unit `Class.member` would name a result after a
+ * declaration it does not hold (issue 18). Returns the qualified member (`Class.member`).
+ */
+export function declaredMember(chunk: Pick<Chunk, 'symbol' | 'symbols' | 'symbolRanges'>, identifier: string): string | undefined {
+  const want = looseName(lastNameSegment(identifier));
+  if (!want || !chunk.symbol || looseName(lastNameSegment(chunk.symbol)) === want) return undefined;
+  const member = chunk.symbols.find((s) => looseName(lastNameSegment(s)) === want);
+  if (!member) return undefined;
+  const qualified = member.includes('.') ? member : `${chunk.symbol}.${member}`;
+  return memberRangeOf(chunk, qualified) ? qualified : undefined;
+}
+
+/** The chunk declares `identifier`: as its own name (the last segment of its symbol) or as a member it holds. */
+export function declaresName(chunk: Pick<Chunk, 'symbol' | 'symbols' | 'symbolRanges'>, identifier: string): boolean {
+  const want = looseName(lastNameSegment(identifier));
+  if (!want) return false;
+  if (chunk.symbol && looseName(lastNameSegment(chunk.symbol)) === want) return true;
+  return declaredMember(chunk, identifier) !== undefined;
+}
+
 /** A file accepted by discovery. */
 export interface DiscoveredFile {
   /** Workspace-relative path with forward slashes. */

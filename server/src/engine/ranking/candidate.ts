@@ -37,7 +37,8 @@ export interface Candidate {
   /**
    * Ordering group, ascending, set by the contract partitions (seed 001: results containing every quoted phrase
    * before the others, +10 for the rest; seed 000: for "what implements X", the implementations and X's definition
-   * before the other results, +1 for the rest); within a group, score decides. Undefined = 0.
+   * before the other results, +1 for the rest; for a bare identifier, the units declaring it before those that use it,
+   * +1 for the rest — the two forms never meet); within a group, score decides. Undefined = 0.
    */
   group?: number;
   /**

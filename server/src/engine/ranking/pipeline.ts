@@ -5,8 +5,9 @@
  *   score      learned-scorer       the learned scorer's relevance becomes the base score (off: the fused score)
  *   rules      bm25 → symbol-boosts → information-intent → code-intent → activation → test-demotion
  *                                   the seeds' formulas on that base (boosts ×, bonuses +), each explained
- *   contracts  implements-partition → phrase-partition
- *                                   the orderings the seeds promise, as groups nothing later reorders
+ *   contracts  implements-partition → declarations-first → phrase-partition
+ *                                   the orderings the seeds promise (and, for a bare identifier, its declarations
+ *                                   before its uses), as groups nothing later reorders
  *   filters    exclude-tests → language-filter → path-filter → type-filter → exclude-words
  *   cut        relevance-cutoff     an identifier's list ends where whole-name matches end
  *
@@ -21,6 +22,7 @@ import { excludeTestsStage, excludeWordsStage, languageFilterStage, pathFilterSt
 import { phrasePartitionStage } from './stages/phrases';
 import { symbolBoostStage } from './stages/symbolBoosts';
 import { implementsPartitionStage } from './stages/implementsPartition';
+import { declarationsFirstStage } from './stages/declarationsFirst';
 import { testDemotionStage } from './stages/testDemotion';
 import { activationStage } from './stages/activation';
 import { learnedScorerStage } from './stages/learnedScorer';
@@ -45,6 +47,7 @@ export function searchPipeline(): PipelineStep[] {
     step('rule', activationStage),
     step('rule', testDemotionStage),
     step('contract', implementsPartitionStage),
+    step('contract', declarationsFirstStage),
     step('contract', phrasePartitionStage),
     step('filter', excludeTestsStage),
     step('filter', languageFilterStage),
@@ -79,13 +82,14 @@ export async function runPipeline(ctx: StageContext, candidates: Candidate[], di
   out.sort(compareCandidates);
   // explanations end with the final order, which is what the user sees (earlier lines speak of stage-local ranks)
   const grouped = out.some((c) => (c.group ?? 0) !== 0);
-  out.forEach((c, i) => c.explanation.push(`final #${i + 1}: score ${Math.round(c.score * 1000) / 1000}${grouped ? `, group ${c.group ?? 0} (${groupName(c.group ?? 0)})` : ''}`));
+  const second = ctx.query.form === 'identifier' ? 'not a declaration of the name' : 'not an implementation';
+  out.forEach((c, i) => c.explanation.push(`final #${i + 1}: score ${Math.round(c.score * 1000) / 1000}${grouped ? `, group ${c.group ?? 0} (${groupName(c.group ?? 0, second)})` : ''}`));
   return out;
 }
 
 /** The contract partitions' groups in words (see Candidate.group). */
-function groupName(group: number): string {
+function groupName(group: number, second: string): string {
   const phrase = group >= 10 ? 'missing a quoted phrase' : '';
-  const impl = group % 10 >= 1 ? 'not an implementation' : '';
+  const impl = group % 10 >= 1 ? second : '';
   return [phrase, impl].filter(Boolean).join(', ') || 'first';
 }

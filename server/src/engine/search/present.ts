@@ -5,7 +5,7 @@
  */
 import type { Candidate } from '../ranking/candidate';
 import type { CodeMatch, CodeMatchType, NameRangeResult } from '../api/results';
-import { nameRangeOf, type Chunk } from '../types';
+import { memberRangeOf, nameRangeOf, type Chunk } from '../types';
 import { scoreBreakdown } from './breakdown';
 
 function matchTypeOf(c: Candidate): CodeMatchType {
@@ -16,9 +16,34 @@ function matchTypeOf(c: Candidate): CodeMatchType {
   return 'KEYWORD';
 }
 
-export function toCodeMatch(c: Candidate, best: number, explain: boolean, words: readonly string[]): CodeMatch {
+/** How far below the last result of a group the next group's best result is shown (see `relevances`). */
+const GROUP_STEP = 0.95;
+
+/**
+ * Each result's relevance in (0, 1], never rising down the list: the first result is 1, each result is its score
+ * relative to the best of its ordering group (Candidate.group: the contracts put declarations before uses,
+ * implementations before the rest, phrase matches first) times where the previous group ended, one step lower. A use
+ * of a name that out-scores its declaration on words is shown below the declaration, not as "more relevant" than it.
+ */
+export function relevances(ranked: readonly Candidate[]): number[] {
+  const out: number[] = [];
+  let ceiling = 1;
+  let groupBest = 0;
+  let group = Number.NaN;
+  for (const c of ranked) {
+    if ((c.group ?? 0) !== group) {
+      if (out.length) ceiling = out[out.length - 1] * GROUP_STEP;
+      group = c.group ?? 0;
+      groupBest = c.score;
+    }
+    const r = groupBest > 0 ? Math.min(1, Math.max(0, c.score / groupBest)) * ceiling : 0;
+    out.push(Math.round(Math.min(r, out.length ? out[out.length - 1] : 1) * 10000) / 10000);
+  }
+  return out;
+}
+
+export function toCodeMatch(c: Candidate, relevance: number, explain: boolean, words: readonly string[]): CodeMatch {
   const chunk = c.chunk!;
-  const relevance = best > 0 ? Math.round((c.score / best) * 10000) / 10000 : 0;
   const related = [...new Set([...chunk.conformances, ...chunk.references])].slice(0, 12);
   return {
     file: { path: chunk.path, language: chunk.language },
@@ -54,30 +79,12 @@ export function nameRangeResult(chunk: Pick<Chunk, 'nameRange' | 'startLine'>): 
 }
 
 /**
- * The name range of a member an identifier query named inside a chunk (`matched_symbol`, see `matchedMember`): where the
- * member is declared, from `Chunk.symbolRanges`; undefined when the chunk does not record it.
+ * The name range of a member an identifier query named inside a chunk (`matched_symbol`, see `declaredMember`): where
+ * the member is declared, from `Chunk.symbolRanges`; undefined when the chunk does not record it.
  */
 export function memberNameRange(chunk: Pick<Chunk, 'symbolRanges'>, member: string): NameRangeResult | undefined {
-  const loose = (s: string) => s.toLowerCase().replace(/_/g, '');
-  const want = loose(member.split('.').pop() ?? member);
-  const r = chunk.symbolRanges?.find((x) => x.symbol === member) ?? chunk.symbolRanges?.find((x) => loose(x.name) === want);
-  return r ? { line: r.range.line, column: r.range.column, end_line: r.range.endLine, end_column: r.range.endColumn } : undefined;
-}
-
-/**
- * The member of `chunk` an identifier query names when it is not the chunk's own symbol (see CodeMatch): only a member
- * declared inside the chunk's own text, whose range the chunk records (`symbolRanges`: a class kept whole). A split
- * class's unit lists its members' names too, but each member is a unit of its own: labelling the class unit
- * `Class.member` would name a result after a declaration it does not hold, and open it at the class's name (issue 18).
- */
-export function matchedMember(chunk: Pick<Chunk, 'symbol' | 'symbols' | 'symbolRanges'>, query: string): string | undefined {
-  const loose = (s: string) => s.toLowerCase().replace(/_/g, '');
-  const want = loose(query.split(/\.|::|#/).pop() ?? query);
-  if (!want || !chunk.symbol || loose(chunk.symbol.split('.').pop()!) === want) return undefined;
-  const member = chunk.symbols.find((s) => loose(s.split('.').pop()!) === want);
-  if (!member) return undefined;
-  const qualified = member.includes('.') ? member : `${chunk.symbol}.${member}`;
-  return memberNameRange(chunk, qualified) ? qualified : undefined;
+  const r = memberRangeOf(chunk, member);
+  return r ? { line: r.line, column: r.column, end_line: r.endLine, end_column: r.endColumn } : undefined;
 }
 
 function gitAndActivation(c: Candidate): Pick<CodeMatch, 'git' | 'activation'> {

@@ -15,9 +15,10 @@ import { detectIntents } from '../ranking/intents';
 import { runPipeline } from '../ranking/pipeline';
 import { isTestPath } from '../testPaths';
 import { languageForPath } from '../languages';
+import { declaredMember } from '../types';
 import { readLock } from '../indexer/lock';
 import { queryWords } from './breakdown';
-import { matchedMember, memberNameRange, toCodeMatch } from './present';
+import { memberNameRange, relevances, toCodeMatch } from './present';
 import { includeTestsFor } from './testScope';
 
 /** Seed 003 §6.4: git metadata older than a week may be stale. */
@@ -113,11 +114,11 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
   if (options.completeScores && dense) await addSimilarities(dense, parsed.text, top, warnings);
   const gitAge = Math.max(0, ...top.map((c) => (c.activation?.git?.computedAt ? Date.now() - c.activation.git.computedAt : 0)));
   if (gitAge > GIT_STALE_MS) warnings.push(`Git metadata may be stale: computed ${Math.floor(gitAge / 86_400_000)} days ago; run \`quarry index\` to refresh commits and last-modified times.`);
-  const best = Math.max(0, ...top.map((c) => c.score));
   const words = queryWords(parsed.text);
-  const matches: CodeMatch[] = top.map((c) => toCodeMatch(c, best, options.explain !== false, words));
+  const relevance = relevances(top);
+  const matches: CodeMatch[] = top.map((c, i) => toCodeMatch(c, relevance[i], options.explain !== false, words));
   if (parsed.form === 'identifier') top.forEach((c, i) => {
-    const member = matchedMember(c.chunk!, parsed.text);
+    const member = declaredMember(c.chunk!, parsed.text);
     if (member) {
       matches[i].matched_symbol = member;
       // open at the member's own name (issue 18), not its container's
