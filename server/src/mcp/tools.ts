@@ -94,7 +94,7 @@ export const MAX_TOKEN_LIMIT = 1_000_000;
 export const findCodeInputShape = {
   query: z.string().describe('What to find: natural language ("where are prices formatted"), an identifier ("InventoryCatalog"), "what implements X", quoted phrases, lang:/path:/type: filters.'),
   intent: intentSchema.optional(),
-  token_limit: z.number().int().min(1).max(MAX_TOKEN_LIMIT).default(10000).describe(`Max tokens (o200k BPE) of returned code (1..${MAX_TOKEN_LIMIT}); lower-ranked matches are dropped to fit.`),
+  token_limit: z.number().int().min(1).max(MAX_TOKEN_LIMIT).default(10000).describe(`Max tokens (o200k BPE) of returned code (1..${MAX_TOKEN_LIMIT}); long matches are cut (marked) so that every match fits, lower-ranked ones dropped only when that is not enough.`),
   include_tests: z.boolean().optional().describe('Include test files. Omitted: only when the query is about tests (intent TEST, or it asks how something is tested); false otherwise (seed 002 default). An explicit false always wins.'),
   focus_languages: z.array(z.string()).optional().describe('Only these languages, e.g. ["python","typescript"].'),
   max_results: z.number().int().min(1).max(1000).default(50).describe('Max matches to return.'),
@@ -148,33 +148,54 @@ const indexStatusOutput = z.object({
 
 export const TRUNCATION_MARKER = '\n… [truncated by Quarry to fit token_limit]';
 
+/** The least a match is cut to before lower-ranked matches are dropped instead: a signature, its doc and a few lines. */
+export const MIN_MATCH_SHARE = 100;
+
 /**
- * Fits the matches into `limit` tokens of match content (real BPE counts): whole matches in rank order while they
- * fit; the first match alone is cut at a line boundary (with a marker) when it is bigger than the whole budget.
- * Returns the kept matches (with `content.token_count` set to their real count), their total, and what was cut.
+ * Fits the matches into `limit` tokens of match content (real BPE counts), keeping as many matches as the budget can
+ * truly hold: when the whole list does not fit, every match keeps its text up to a common cap (the largest that fits:
+ * small matches stay whole, long ones — a big class, a long function — are cut at a line boundary with a marker), and
+ * lower-ranked matches are dropped only when that cap would fall under `MIN_MATCH_SHARE` tokens (a lone match bigger
+ * than the whole budget is cut to it). Rank order is kept. Returns the kept matches (with `content.token_count` set to
+ * their real count), their total, how many were dropped and how many cut (and the cap).
  */
-export function fitToTokenLimit(matches: CodeMatch[], limit: number): { matches: CodeMatch[]; tokens: number; dropped: number; truncated: boolean } {
+export function fitToTokenLimit(matches: CodeMatch[], limit: number): { matches: CodeMatch[]; tokens: number; dropped: number; truncated: number; cap?: number } {
+  const sizes = matches.map((m) => countTokens(m.content.content));
+  const whole = (m: CodeMatch, n: number): CodeMatch => ({ ...m, content: { ...m.content, token_count: n } });
+  if (sizes.reduce((a, b) => a + b, 0) <= limit) return { matches: matches.map((m, i) => whole(m, sizes[i])), tokens: sizes.reduce((a, b) => a + b, 0), dropped: 0, truncated: 0 };
+  // the largest cap c with sum(min(size, c)) <= limit over the first k matches, for the largest k whose cap is >= the share
+  let k = matches.length;
+  let cap = waterLevel(sizes.slice(0, k), limit);
+  while (k > 1 && cap < MIN_MATCH_SHARE) cap = waterLevel(sizes.slice(0, --k), limit);
   const kept: CodeMatch[] = [];
   let tokens = 0;
-  let truncated = false;
-  for (const m of matches) {
-    const n = countTokens(m.content.content);
-    if (tokens + n <= limit) {
-      kept.push({ ...m, content: { ...m.content, token_count: n } });
-      tokens += n;
+  let truncated = 0;
+  for (let i = 0; i < k; i++) {
+    const m = matches[i];
+    if (sizes[i] <= cap) {
+      kept.push(whole(m, sizes[i]));
+      tokens += sizes[i];
       continue;
     }
-    if (kept.length === 0) {
-      const cut = truncateToTokens(m.content.content, limit);
-      if (cut) {
-        kept.push({ ...m, content: { ...m.content, content: cut.text, token_count: cut.tokens } });
-        tokens += cut.tokens;
-        truncated = true;
-      }
-    }
-    break;
+    const cut = truncateToTokens(m.content.content, Math.min(cap, limit - tokens));
+    if (!cut) continue;
+    kept.push({ ...m, content: { ...m.content, content: cut.text, token_count: cut.tokens } });
+    tokens += cut.tokens;
+    truncated++;
   }
-  return { matches: kept, tokens, dropped: matches.length - kept.length, truncated };
+  return { matches: kept, tokens, dropped: matches.length - kept.length, truncated, cap };
+}
+
+/** The largest c with sum(min(size, c)) <= limit (sizes' total over the limit). */
+function waterLevel(sizes: number[], limit: number): number {
+  let lo = 0;
+  let hi = Math.max(0, ...sizes);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (sizes.reduce((n, x) => n + Math.min(x, mid), 0) <= limit) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /** The longest line prefix of `text` that, with the marker, fits `limit` tokens; undefined when not even the marker fits. */
@@ -308,10 +329,10 @@ export async function findCode(engine: Engine, args: FindCodeArgs): Promise<Find
   const fit = fitToTokenLimit(res.matches, tokenLimit);
   const warnings = [...res.warnings, ...extra];
   let summary = res.summary;
-  if (fit.dropped > 0 || fit.truncated) {
+  if (fit.dropped > 0 || fit.truncated > 0) {
     const what = [
+      fit.truncated > 0 ? `${fit.truncated} long match(es) cut to about ${fit.cap} tokens each (marked "truncated")` : '',
       fit.dropped > 0 ? `${fit.dropped} lower-ranked match(es) dropped` : '',
-      fit.truncated ? 'the top match was truncated' : '',
     ].filter(Boolean).join(' and ');
     const note = `Response limited to token_limit=${tokenLimit}: ${what}; returning ${fit.matches.length} match(es), ${fit.tokens} tokens. Raise token_limit or narrow the query for more.`;
     warnings.push(note);
