@@ -368,3 +368,21 @@ describe('chunking: a generated constant block (thousands of names, as in golang
     assert.ok(symbols.has(`E_CODE_${n - 1}`));
   });
 });
+
+describe('chunking: anonymous default exports (issue 18)', () => {
+  it('are units named after their module (file, or folder of an index file), the name range on `default`', async () => {
+    const cls = 'import { Base } from "./base";\n\n/** A widget. */\nexport default class extends Base {\n  render(): void {}\n}\n';
+    const [c] = (await chunk('typescript', 'src/ui/Widget.ts', cls)).filter((x) => x.kind === 'class');
+    assert.equal(c.symbol, 'Widget');
+    assert.equal(c.nameRange!.line, 4);
+    assert.equal(cls.split('\n')[3].slice(c.nameRange!.column - 1, c.nameRange!.endColumn - 1), 'default');
+    assert.deepEqual(c.conformances, ['Base']);
+    const fn = 'export default function (source) {\n  return source.split(" ");\n}\n';
+    assert.deepEqual((await chunk('javascript', 'lib/make-parser.js', fn)).map((x) => [x.kind, x.symbol]), [['function', 'makeParser']]);
+    const arrow = 'export default async (req: Request) => {\n  return req.url;\n};\n';
+    assert.deepEqual((await chunk('typescript', 'src/handlers/index.ts', arrow)).map((x) => [x.kind, x.symbol]), [['function', 'handlers']]);
+    // a named default export keeps its own name; a default export of a value is not a declaration
+    assert.deepEqual((await chunk('typescript', 'src/a.ts', 'export default function parse(s: string) {\n  return s;\n}\n')).map((x) => x.symbol), ['parse']);
+    assert.ok((await chunk('typescript', 'src/b.ts', 'const config = { a: 1 };\nexport default config;\n')).every((x) => x.symbol !== 'b'));
+  });
+});

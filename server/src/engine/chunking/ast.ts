@@ -14,7 +14,7 @@ import { TYPE_DECLARATION_KINDS, type ChunkKind, type SemanticClass } from '../t
 import { countTokens } from '../tokenize/tokenCount';
 import { isMostlyComment } from '../tokenize/comments';
 import { CALLABLE_KINDS, collapse, isTestName, isTestPath, splitByLines, type ChunkDraft, type DraftSymbol, type SourceText } from './common';
-import { field, named, type DefRule, type LanguageDefinition } from './languages/types';
+import { DEFAULT_EXPORT_NAME, field, named, type DefRule, type LanguageDefinition } from './languages/types';
 
 const MAX_REFERENCES = 200;
 
@@ -181,7 +181,10 @@ export class AstChunker {
   }
 
   private defPiece(outer: Node, node: Node, rule: DefRule, rawKind: ChunkKind, ctx: Ctx): Piece | null {
-    const name = (rule.name ? rule.name(node) : field(node, 'name')?.text) ?? '';
+    const given = (rule.name ? rule.name(node) : field(node, 'name')?.text) ?? '';
+    // an anonymous default export is named after its module (`Widget.ts`, `widget/index.ts` → Widget), at `default`
+    const defaultKeyword = given === DEFAULT_EXPORT_NAME && outer !== node ? outer.children.find((c) => c?.type === 'default') ?? null : null;
+    const name = defaultKeyword ? moduleName(this.path) ?? given : given;
     if (!name) return null;
     const qualifier = rule.qualifier?.(node) ?? '';
     const container = [ctx.container, qualifier].filter(Boolean).join('.');
@@ -214,7 +217,7 @@ export class AstChunker {
       if (this.lang.commentTypes.includes(c.type) && c.startIndex > outer.startIndex) sigEnd = c.startIndex;
     }
     const signature = collapse(this.text.slice(outer.startIndex, sigEnd).replace(/[\s{:=]+$/, '').replace(/\s*(->|=>)\s*$/, ''));
-    const nameNode = this.nameNode(node, rule, name, headerEnd);
+    const nameNode = defaultKeyword && name !== given ? defaultKeyword : this.nameNode(node, rule, name, headerEnd);
     const [nameStart, nameEnd] = nameNode
       ? [nameNode.startIndex, nameNode.endIndex]
       : this.src.firstNonBlankLine(node.startIndex, node.endIndex) ?? [node.startIndex, node.startIndex];
@@ -244,7 +247,7 @@ export class AstChunker {
     const tokens = this.src.tokensIn(start, end);
     const piece: Piece = { start, end, tokens, nodes, def, headerEnd, isComment: false, isImport: false, isTestCall: false };
 
-    if (rule.container && body) {
+    if ((typeof rule.container === 'function' ? rule.container(node) : rule.container) && body) {
       const memberCtx: Ctx = { container: symbol, containerName: name, inType: !rule.transparent };
       const members = this.sequence(named(body), memberCtx);
       const memberDefs = members.filter((m) => m.def || m.frozen);
@@ -615,6 +618,18 @@ function overloads(a: DefInfo, b: DefInfo): boolean {
 
 export function isTypeLike(kind: ChunkKind): boolean {
   return TYPE_DECLARATION_KINDS.has(kind) || kind === 'module' || kind === 'namespace';
+}
+
+/**
+ * The name importers conventionally give a module's default export: the file's name without its extensions, or the
+ * folder's for an index file, as an identifier (`make-parser.ts` → makeParser); undefined when there is none.
+ */
+export function moduleName(path: string): string | undefined {
+  const parts = path.split('/');
+  let base = (parts.pop() ?? '').replace(/\..*$/, '');
+  if (base === 'index' || base === 'mod' || base === '__init__') base = parts.pop() ?? '';
+  const id = base.replace(/[-_.\s]+([A-Za-z0-9])/g, (_, c: string) => c.toUpperCase()).replace(/[-_.\s]+$/, '');
+  return /^[A-Za-z_$][\w$]*$/.test(id) ? id : undefined;
 }
 
 function unique<T>(items: T[]): T[] {

@@ -11,5 +11,8 @@
  *      into sections (chunking/docComments.ts).
  *   5: a long glue comment or docstring that is prose (a module docstring) is never merged into a declaration (the
  *      first definition after a module docstring was labelled with the whole docstring and imports).
+ *   6: JavaScript/TypeScript anonymous default exports (`export default class extends Base {}`, `export default
+ *      function () {}`, `export default () => …`) are units named after their module (`Widget.ts` → Widget), their
+ *      name range on the `default` keyword.
  */
-export const CHUNKER_VERSION = 5;
+export const CHUNKER_VERSION = 6;

@@ -6,11 +6,18 @@ import type { Node } from 'web-tree-sitter';
 import type { ChunkKind } from '../../types';
 import type { ChunkColumnFilter, ConformanceRow, FileRecord, ScalarChunkColumn } from '../../store/chunkStore';
 
+/** What a rule's `name` returns for an anonymous default export (see `DefRule.name`). */
+export const DEFAULT_EXPORT_NAME = 'default';
+
 /** How one definition node type is read. */
 export interface DefRule {
   /** The chunk kind, or a function deciding it (null: the node is not a definition after all). */
   kind: ChunkKind | ((node: Node) => ChunkKind | null);
-  /** The short name; default: the `name` field's text. */
+  /**
+   * The short name; default: the `name` field's text. `DEFAULT_EXPORT_NAME` for a declaration with no name of its own
+   * that a module exports as its default (`export default class extends Base {}`): the chunker names it after its
+   * file, as importers conventionally do, and puts its name range on the `default` keyword.
+   */
   name?: (node: Node) => string | null;
   /**
    * Where to look for the identifier that names the declaration (its name range); default: the `name` field. The
@@ -25,7 +32,7 @@ export interface DefRule {
   /** The body node (what is elided from the signature); default: the `body` field. */
   body?: (node: Node) => Node | null;
   /** The body holds member definitions (class-like): big ones split into declaration + members. */
-  container?: boolean;
+  container?: boolean | ((node: Node) => boolean);
   /**
    * A namespace-like container (TS namespace, C++/C# namespace, Rust `mod`): always split so every
    * definition inside stays a chunk of its own; functions inside stay functions (not methods).

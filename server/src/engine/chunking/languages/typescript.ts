@@ -1,6 +1,6 @@
 /** TypeScript (and the shared ECMAScript rules used by tsx.ts / javascript.ts). */
 import type { Node } from 'web-tree-sitter';
-import { bareNames, childOfType, childrenOfType, field, named, type DefRule, type LanguageDefinition } from './types';
+import { bareNames, childOfType, childrenOfType, DEFAULT_EXPORT_NAME, field, named, type DefRule, type LanguageDefinition } from './types';
 
 const FUNCTION_VALUES = ['arrow_function', 'function_expression', 'function', 'generator_function'];
 
@@ -116,7 +116,16 @@ function heritage(n: Node): string[] {
   return bareNames(types);
 }
 
-const classRule: DefRule = { kind: 'class', container: true, conformances: heritage, name: (n) => field(n, 'name')?.text ?? 'default' };
+/** `export default <node>`: the node is the value of a default export statement. */
+const isDefaultExport = (n: Node): boolean => n.parent?.type === 'export_statement' && n.parent.children.some((c) => c?.type === 'default');
+
+const classRule: DefRule = { kind: 'class', container: true, conformances: heritage, name: (n) => field(n, 'name')?.text ?? DEFAULT_EXPORT_NAME };
+
+/** `export default function () {…}`, `export default async (req) => {…}`: a function declared by its export alone. */
+const defaultFunctionRule: DefRule = {
+  kind: (n) => (isDefaultExport(n) ? 'function' : null),
+  name: (n) => field(n, 'name')?.text ?? DEFAULT_EXPORT_NAME,
+};
 
 const fieldRule: DefRule = {
   kind: (n) => (FUNCTION_VALUES.includes(field(n, 'value')?.type ?? '') ? 'method' : null),
@@ -136,12 +145,13 @@ export function ecmaDefinition(id: string, typescript: boolean): LanguageDefinit
     assignment_expression: assignedFunctionRule,
     // reached only through a declaration's wrapper (`compiledClass`)
     function_expression: {
-      kind: (n) => (compiledClassDeclarator(n) ? 'class' : null),
-      container: true,
-      name: (n) => field(compiledClassDeclarator(n), 'name')?.text ?? null,
-      nameNode: (n) => field(compiledClassDeclarator(n), 'name'),
-      conformances: (n) => bareNames(named(field(n.parent, 'arguments'))),
+      kind: (n) => (compiledClassDeclarator(n) ? 'class' : isDefaultExport(n) ? 'function' : null),
+      container: (n) => compiledClassDeclarator(n) !== null,
+      name: (n) => (compiledClassDeclarator(n) ? field(compiledClassDeclarator(n), 'name')?.text ?? null : defaultFunctionRule.name!(n)),
+      nameNode: (n) => field(compiledClassDeclarator(n), 'name') ?? field(n, 'name'),
+      conformances: (n) => (compiledClassDeclarator(n) ? bareNames(named(field(n.parent, 'arguments'))) : []),
     },
+    arrow_function: defaultFunctionRule,
   };
   definitions.function = definitions.function_expression;
   if (typescript) {
