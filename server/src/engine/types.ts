@@ -168,22 +168,20 @@ export function memberRangeOf(chunk: Pick<Chunk, 'symbolRanges'>, member: string
 }
 
 /**
- * The member of `chunk` an identifier names when it is not the chunk's own symbol: only a member declared inside the
- * chunk's own text, whose range the chunk records (a class kept whole). A split class's unit lists its members' names
- * too, but each member is a unit of its own: labelling the class unit `Class.member` would name a result after a
- * declaration it does not hold (issue 18). Returns the qualified member (`Class.member`).
+ * The further name of `chunk` an identifier names when it is not the chunk's own symbol: only a name declared inside
+ * the chunk's own text, whose range the chunk records (`symbolRanges`: a member of a class kept whole, a second
+ * declarator, a re-export alias). A split class's unit lists its members' names too, but each member is a unit of its
+ * own: labelling the class unit `Class.member` would name a result after a declaration it does not hold (issue 18).
+ * Returns the recorded symbol (`Class.member`, `WidgetBase`).
  */
-export function declaredMember(chunk: Pick<Chunk, 'symbol' | 'symbols' | 'symbolRanges'>, identifier: string): string | undefined {
+export function declaredMember(chunk: Pick<Chunk, 'symbol' | 'symbolRanges'>, identifier: string): string | undefined {
   const want = looseName(lastNameSegment(identifier));
-  if (!want || !chunk.symbol || looseName(lastNameSegment(chunk.symbol)) === want) return undefined;
-  const member = chunk.symbols.find((s) => looseName(lastNameSegment(s)) === want);
-  if (!member) return undefined;
-  const qualified = member.includes('.') ? member : `${chunk.symbol}.${member}`;
-  return memberRangeOf(chunk, qualified) ? qualified : undefined;
+  if (!want || (chunk.symbol && looseName(lastNameSegment(chunk.symbol)) === want)) return undefined;
+  return chunk.symbolRanges?.find((x) => looseName(x.name) === want)?.symbol;
 }
 
 /** The chunk declares `identifier`: as its own name (the last segment of its symbol) or as a member it holds. */
-export function declaresName(chunk: Pick<Chunk, 'symbol' | 'symbols' | 'symbolRanges'>, identifier: string): boolean {
+export function declaresName(chunk: Pick<Chunk, 'symbol' | 'symbolRanges'>, identifier: string): boolean {
   const want = looseName(lastNameSegment(identifier));
   if (!want) return false;
   if (chunk.symbol && looseName(lastNameSegment(chunk.symbol)) === want) return true;

@@ -386,3 +386,23 @@ describe('chunking: anonymous default exports (issue 18)', () => {
     assert.ok((await chunk('typescript', 'src/b.ts', 'const config = { a: 1 };\nexport default config;\n')).every((x) => x.symbol !== 'b'));
   });
 });
+
+describe('chunking: re-export aliases (issue 18)', () => {
+  it('an alias a re-export introduces is a name of the unit holding it, at its own range; pass-through names are not', async () => {
+    const { declaredMember } = await import('../../../server/src/engine/types');
+    const code = "export { default as Widget } from './Widget';\nexport { Base as WidgetBase, helper } from './base';\nexport * as util from './util';\nexport * from './x';\n";
+    const chunks = await chunk('typescript', 'src/index.ts', code);
+    const unit = chunks.find((c) => c.symbolRanges?.some((r) => r.name === 'WidgetBase'));
+    assert.ok(unit, chunks.map((c) => `${c.kind}:${c.symbol}:${c.symbols}`).join(', '));
+    const at = (name: string) => {
+      const r = unit.symbolRanges!.find((x) => x.name === name)!.range;
+      return [r.line, code.split('\n')[r.line - 1].slice(r.column - 1, r.endColumn - 1)];
+    };
+    assert.deepEqual(at('Widget'), [1, 'Widget']);
+    assert.deepEqual(at('WidgetBase'), [2, 'WidgetBase']);
+    assert.deepEqual(at('util'), [3, 'util']);
+    assert.equal(unit.symbolRanges!.some((x) => x.name === 'helper' || x.name === 'Base'), false, 'declared elsewhere: not names of this unit');
+    assert.equal(declaredMember(unit, 'WidgetBase'), 'WidgetBase');
+    assert.ok(unit.symbols.includes('WidgetBase'));
+  });
+});

@@ -73,6 +73,8 @@ interface Piece {
   isTestCall: boolean;
   /** Long prose (a module docstring, a package comment, a long block comment): see `pack`'s module documentation. */
   isProse?: boolean;
+  /** Names the statement introduces without declaring anything (re-export aliases; `LanguageDefinition.aliases`). */
+  aliases?: DraftSymbol[];
 }
 
 interface Ctx {
@@ -167,7 +169,9 @@ export class AstChunker {
 
   private gluePiece(node: Node): Piece {
     const text = this.text.slice(node.startIndex, node.endIndex);
+    const aliases = this.lang.aliases?.(node).map((a): DraftSymbol => ({ name: a.text, symbol: a.text, kind: 'variable', container: '', start: a.startIndex, end: a.endIndex }));
     return {
+      ...(aliases?.length ? { aliases } : {}),
       start: node.startIndex,
       end: node.endIndex,
       tokens: this.src.tokensIn(node.startIndex, node.endIndex),
@@ -519,9 +523,11 @@ export class AstChunker {
     const main = defs[0];
     const start = group[0].start;
     const end = group[group.length - 1].end;
-    const symbols = unique(
-      main ? [main.name, ...main.memberNames, ...defs.filter((d) => d !== main).flatMap((d) => [...d.names, ...d.memberNames]), ...main.names] : [],
-    );
+    const aliases = group.flatMap((p) => p.aliases ?? []);
+    const symbols = unique([
+      ...(main ? [main.name, ...main.memberNames, ...defs.filter((d) => d !== main).flatMap((d) => [...d.names, ...d.memberNames]), ...main.names] : []),
+      ...aliases.map((a) => a.name),
+    ]);
     const references = this.references(group.flatMap((p) => p.nodes), new Set(symbols), new Set());
     const testCall = group.some((p) => p.isTestCall);
     const importOnly = group.every((p) => p.isImport || p.isComment);
@@ -544,9 +550,12 @@ export class AstChunker {
         semanticClass: this.semanticClass('code', '', testCall, importOnly),
         source: 'ast',
         ...(line ? { nameStart: line[0], nameEnd: line[1] } : {}),
+        ...(aliases.length ? { extraSymbols: aliases } : {}),
       };
     }
-    return { ...this.baseDraft(main, start, end, testCall), symbols, references };
+    const draft = { ...this.baseDraft(main, start, end, testCall), symbols, references };
+    if (aliases.length) draft.extraSymbols = [...(draft.extraSymbols ?? []), ...aliases];
+    return draft;
   }
 
   private baseDraft(def: DefInfo, start: number, end: number, testCall = false): ChunkDraft {

@@ -14,5 +14,7 @@
  *   6: JavaScript/TypeScript anonymous default exports (`export default class extends Base {}`, `export default
  *      function () {}`, `export default () => …`) are units named after their module (`Widget.ts` → Widget), their
  *      name range on the `default` keyword.
+ *   7: re-export aliases (`export { Base as WidgetBase } from`, `export * as ns from`) are names of the unit that holds
+ *      the statement, with their own ranges (`Chunk.symbolRanges`).
  */
-export const CHUNKER_VERSION = 6;
+export const CHUNKER_VERSION = 7;

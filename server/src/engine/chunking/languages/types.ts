@@ -68,6 +68,12 @@ export interface LanguageDefinition {
   constructorIsClassName?: boolean;
   /** Statement list inside a callable body when the body wraps it (Swift/Kotlin `statements`). */
   statementContainers?: string[];
+  /**
+   * The identifiers a statement that is not itself a declaration introduces as names of their own: re-export aliases
+   * (`export { Base as WidgetBase } from './base'`, `export * as util from './util'`). They are recorded where they are
+   * spelled (`Chunk.symbolRanges`) so that the alias is found, first, at its name.
+   */
+  aliases?: (node: Node) => Node[];
   /** Conformances no declaration states, derived from the whole index after indexing (Go: implicit interfaces). */
   derivedConformances?: DerivedConformances;
 }

@@ -132,6 +132,24 @@ const fieldRule: DefRule = {
   body: (n) => field(field(n, 'value'), 'body'),
 };
 
+/** The names an export statement without a declaration introduces: `export { a as b }` → b, `export * as ns` → ns. */
+function exportAliases(n: Node): Node[] {
+  if (n.type !== 'export_statement' || field(n, 'declaration') || field(n, 'value')) return [];
+  const out: Node[] = [];
+  for (const c of named(n)) {
+    if (c.type === 'export_clause') {
+      for (const spec of childrenOfType(c, 'export_specifier')) {
+        const alias = field(spec, 'alias');
+        if (alias?.type === 'identifier' && alias.text !== 'default') out.push(alias);
+      }
+    } else if (c.type === 'namespace_export') {
+      const ns = childOfType(c, 'identifier');
+      if (ns) out.push(ns);
+    }
+  }
+  return out;
+}
+
 export function ecmaDefinition(id: string, typescript: boolean): LanguageDefinition {
   const definitions: Record<string, DefRule> = {
     function_declaration: { kind: 'function' },
@@ -180,6 +198,7 @@ export function ecmaDefinition(id: string, typescript: boolean): LanguageDefinit
     },
     commentTypes: ['comment'],
     importTypes: ['import_statement'],
+    aliases: exportAliases,
     constructorNames: ['constructor'],
     // a compiled class's constructor is the function of the class's name (`function Parser() {…}` inside `var Parser`)
     constructorIsClassName: true,
