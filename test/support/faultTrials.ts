@@ -4,10 +4,12 @@
  * (taken in-process with the real engine, so that a trial costs one CLI start less per query).
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, writeFiles } from './workspace';
 import { Engine } from '../../server/src/engine/engine';
+import { CHECKPOINT_FILE } from '../../server/src/engine/indexer/checkpoint';
+import { GENERATION_TABLES, listGenerations, resolveGeneration } from '../../server/src/engine/store/generations';
 
 /** A small seeded PRNG (mulberry32: reproducible kill points). */
 export { prng as seededRandom } from '../../bench/metrics';
@@ -56,7 +58,7 @@ export interface Fingerprint {
 }
 
 /** The index's answers to QUERIES (path:lines in rank order) and its size, from the real engine in this process. */
-export async function fingerprint(root: string): Promise<Fingerprint & { warnings: string[]; problems: string[] }> {
+export async function fingerprint(root: string): Promise<Fingerprint & { warnings: string[]; problems: string[]; notes: string[] }> {
   const engine = await Engine.open(root);
   try {
     const status = await engine.status();
@@ -67,7 +69,7 @@ export async function fingerprint(root: string): Promise<Fingerprint & { warning
       answers[q] = r.matches.map((m) => `${m.file.path}:${m.content.line_range.join('-')}`);
       warnings.push(...r.warnings);
     }
-    return { chunks: status.chunks, files: status.files, answers, warnings: [...new Set(warnings)], problems: status.problems };
+    return { chunks: status.chunks, files: status.files, answers, warnings: [...new Set(warnings)], problems: status.problems, notes: status.notes };
   } finally {
     await engine.close();
   }
@@ -109,4 +111,42 @@ export async function timeRun(args: string[]): Promise<number> {
 export function copyTree(src: string, dst: string): void {
   if (existsSync(dst)) rmSync(dst, { recursive: true, force: true });
   cpSync(src, dst, { recursive: true });
+}
+
+/** The folder of the generation an index answers from now (`.quarry/` itself for generation 0). */
+export function currentGenerationDir(root: string): string {
+  return resolveGeneration(join(root, '.quarry')).generation.dir;
+}
+
+/**
+ * What the generations of an index look like on disk: the current one, every generation folder, whether generation 0's
+ * files are there beside a later current generation, and whether a checkpoint is left. Clean: one generation, no
+ * leftovers.
+ */
+export function generationLayout(root: string): { current: string; folders: string[]; zeroLeftovers: string[]; checkpoint: boolean } {
+  const q = join(root, '.quarry');
+  const current = resolveGeneration(q).generation.name;
+  const zero = ['state.json', 'store.json', 'lexical', ...GENERATION_TABLES.map((t) => join('lancedb', `${t}.lance`))];
+  const zeroLeftovers = current === '' ? [] : zero.filter((f) => existsSync(join(q, f)));
+  return { current, folders: listGenerations(q), zeroLeftovers, checkpoint: existsSync(join(q, CHECKPOINT_FILE)) };
+}
+
+/** Problems in a layout after a complete run: more folders than the current generation, leftovers, a checkpoint. */
+export function layoutProblems(root: string): string[] {
+  const l = generationLayout(root);
+  const out: string[] = [];
+  const extra = l.folders.filter((f) => f !== l.current);
+  if (extra.length) out.push(`generation folders left beside the current one (${l.current || 'generation 0'}): ${extra.join(', ')}`);
+  if (l.zeroLeftovers.length) out.push(`generation 0 files left: ${l.zeroLeftovers.join(', ')}`);
+  if (l.checkpoint) out.push('a checkpoint is left');
+  return out;
+}
+
+/** Every entry directly under `dir` ([] when it does not exist). */
+export function entries(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
 }

@@ -13,11 +13,16 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync, r
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { QuarryConfig } from './config/schema';
 import { loadConfig } from './config/load';
-import { ChunkStore, quarantineTables, STORE_SCHEMA_VERSION } from './store/chunkStore';
+import { ChunkStore, GenerationGoneError, quarantineTables, quarantineVectorTable, STORE_SCHEMA_VERSION } from './store/chunkStore';
+import { VectorTableDamagedError } from './store/vectorStore';
+import {
+  generationDir, nextGenerationName, pointerStamp, removeGeneration, resolveGeneration, sweepGenerations, vectorDir, writePointer,
+  type Generation,
+} from './store/generations';
 import { LexicalIndex, LexicalIndexCorruptError } from './store/lexical/lexicalIndex';
 import { IndexOptions, IndexSummary, runIndex } from './indexer/indexer';
 import { refreshGitMetadata, type GitRefreshSummary } from './indexer/gitMetadata';
-import { acquireIndexLock, IndexLockedError, readLock, LockInfo } from './indexer/lock';
+import { acquireIndexLock, IndexLockedError, markLockRebuild, readLock, LockInfo } from './indexer/lock';
 import { asEnvironmentError, environmentCause, StoreDamagedError } from './store/storeErrors';
 import { lockHeldByThisProcess } from './indexer/owner';
 import { LEXICAL_ANALYZER, lexicalDocForChunk } from './indexer/lexicalDoc';
@@ -35,7 +40,7 @@ import { createHash } from 'node:crypto';
 import type { EmbeddingProvider, Reranker } from './embedding/types';
 import { createEmbeddingProvider, createReranker } from './embedding/registry';
 import { backfillEmbeddings, EmbedProgress, EmbedSummary } from './indexer/embedder';
-import { CheckpointWriter, interruptedRunProblem, readCheckpoint, resumeDecision } from './indexer/checkpoint';
+import { CheckpointWriter, interruptedRun, readCheckpoint, resumeDecision } from './indexer/checkpoint';
 import { chunkView } from './embedding/viewFor';
 import type { FindCodeResponseSummary } from './api/results';
 import { runSearch, type SearchRequest } from './search/search';
@@ -90,6 +95,11 @@ export interface IndexStatus {
   indexing: LockInfo | null;
   /** Problems found when opening the index (it will be rebuilt by the next index run). */
   problems: string[];
+  /**
+   * Things worth knowing that leave the answers whole (a full rebuild that was interrupted: the index answers from the
+   * previous complete build).
+   */
+  notes: string[];
 }
 
 interface EngineState {
@@ -102,8 +112,23 @@ interface EngineState {
   gitHead?: string;
   /** The last run's git pass completed: the next incremental run may check only the files it re-indexes. */
   gitClean?: boolean;
-  /** Dense coverage after the last dense phase, per model id. */
-  embeddings?: Record<string, { distinct: number; remaining: number; at: string }>;
+  /**
+   * Dense coverage after the last dense phase, per model id. `lost`: the model's vector table was found damaged and
+   * quarantined since (what to tell the user until the next dense phase embeds again).
+   */
+  embeddings?: Record<string, { distinct: number; remaining: number; at: string; lost?: string }>;
+}
+
+/** An opened generation of the index: its tables and lexical index, and what opening it found. */
+interface OpenedIndex {
+  generation: Generation;
+  store: ChunkStore;
+  lexical: LexicalIndex;
+  lexicalReset: boolean;
+  problems: string[];
+  notes: string[];
+  /** current.json's stamp when the generation was chosen. */
+  stamp: string;
 }
 
 /** What a pattern change did: the pattern as it now is, and whether the index already has it. */
@@ -129,6 +154,11 @@ export class EngineError extends Error {
 
 export class Engine {
   private problems: string[] = [];
+  private notes: string[] = [];
+  /** Problems of the providers built from configuration (kept when the index is reopened). */
+  private providerProblems: string[] = [];
+  /** current.json's stamp when this engine last looked (see followGeneration). */
+  private seenPointer = '';
   private embedding: EmbeddingProvider | null = null;
   private reranker: Reranker | null = null;
   /** Providers the engine built from configuration (and so closes); injected ones belong to the caller. */
@@ -151,6 +181,8 @@ export class Engine {
     readonly config: QuarryConfig,
     private store: ChunkStore,
     private lexical: LexicalIndex,
+    /** The generation of the index this engine reads (store/generations.ts). */
+    private generation: Generation,
   ) {}
 
   static async open(rootPath: string, options: EngineOpenOptions = {}): Promise<Engine> {
@@ -166,26 +198,30 @@ export class Engine {
     const quarryDir = join(root, '.quarry');
     // Nothing here may fail on a read-only or full disk when an index is already there: reading needs no writes.
     prepareIndexDir(quarryDir);
-    const problems: string[] = [];
-    const store = await openChunkStore(quarryDir, problems);
-    const { lexical, lexicalReset } = await openLexical(quarryDir, store, problems);
-    await checkStoreAgainstLexical(quarryDir, store, lexical, problems);
-    checkStateFile(quarryDir, problems);
-    const interrupted = interruptedRunProblem(quarryDir);
-    if (interrupted) problems.push(interrupted);
-    const engine = new Engine(root, quarryDir, config, store, lexical);
-    engine.problems = problems;
+    const opened = await openIndex(quarryDir);
+    const engine = new Engine(root, quarryDir, config, opened.store, opened.lexical, opened.generation);
+    engine.seenPointer = opened.stamp;
+    engine.notes = opened.notes;
+    const providerProblems: string[] = [];
     if (options.embedding !== undefined) engine.embedding = options.embedding;
-    else if ((engine.embedding = await fromConfig('embedding provider', problems, () => createEmbeddingProvider(config.embedding, { workspaceDir: root })))) engine.owned.push(engine.embedding);
+    else if ((engine.embedding = await fromConfig('embedding provider', providerProblems, () => createEmbeddingProvider(config.embedding, { workspaceDir: root })))) engine.owned.push(engine.embedding);
     if (options.reranker !== undefined) engine.reranker = options.reranker;
-    else if ((engine.reranker = await fromConfig('reranker', problems, () => createReranker(config.rerank, { workspaceDir: root })))) engine.owned.push(engine.reranker);
-    if (lexicalReset) await engine.tryRepairLexical();
+    else if ((engine.reranker = await fromConfig('reranker', providerProblems, () => createReranker(config.rerank, { workspaceDir: root })))) engine.owned.push(engine.reranker);
+    engine.providerProblems = providerProblems;
+    engine.problems = [...opened.problems, ...providerProblems];
+    await engine.afterOpen(opened);
     return engine;
+  }
+
+  /** After a generation was opened: the lexical index rebuilt when it was reset, the vector table verified. */
+  private async afterOpen(opened: OpenedIndex): Promise<void> {
+    if (opened.lexicalReset) await this.tryRepairLexical();
+    await this.verifyVectors();
   }
 
   /** True when an index has been built here at least once. */
   get hasIndex(): boolean {
-    return existsSync(join(this.quarryDir, 'state.json'));
+    return existsSync(join(this.generation.dir, 'state.json'));
   }
 
   /**
@@ -200,7 +236,7 @@ export class Engine {
 
   private async indexNow(options: EngineIndexOptions): Promise<EngineIndexSummary> {
     this.symbolTable = undefined;
-    const release = acquireIndexLock(this.quarryDir);
+    const release = acquireIndexLock(this.quarryDir, { rebuild: !!options.full && !options.paths });
     this.indexing = { state: 'indexing', filesDiscovered: 0, filesToProcess: 0, filesProcessed: 0, chunksCreated: 0, errors: 0, currentFile: null, startedAt: Date.now() };
     const userProgress = options.onProgress;
     options = {
@@ -225,9 +261,16 @@ export class Engine {
     }
   }
 
-  /** One index run under the workspace lock: lexical phase, state, then the dense phase. */
+  /**
+   * One index run under the workspace lock: lexical phase, state, then the dense and git phases. A full rebuild (asked
+   * for, or forced by changed settings or a stale checkpoint) writes a new generation beside the current one, which
+   * keeps answering — here and in every other process — until the new one is complete; then one atomic step (the
+   * pointer current.json) switches to it and the old one is removed (store/generations.ts). A rebuild that was
+   * interrupted is resumed in its own generation by the next run; any other generation left behind is removed.
+   */
   private async indexLocked(options: EngineIndexOptions): Promise<EngineIndexSummary> {
-    await this.repairLexical();
+    // another process may have switched generations since this one opened the index: write to the current one
+    await this.syncGeneration();
     const settingsHash = this.settingsHash();
     const before = this.readState();
     let rebuiltBecause: string | undefined;
@@ -238,53 +281,91 @@ export class Engine {
       rebuiltBecause = 'the discovery or chunking settings changed since the last run';
     }
     let checkpoint: CheckpointWriter | undefined;
+    /** The generation a full rebuild writes (undefined: the run updates the current generation in place). */
+    let pending: OpenedIndex | undefined;
     if (!options.paths) {
-      const decision = resumeDecision(readCheckpoint(this.quarryDir), settingsHash);
+      let saved = readCheckpoint(this.quarryDir);
+      // a rebuild whose generation is current switched; only its checkpoint's removal was missed
+      if (saved?.generation !== undefined && saved.generation === this.generation.name) saved = undefined;
+      const decision = resumeDecision(saved, settingsHash);
       if (decision.action === 'reindex' && !options.full) {
         options = { ...options, full: true };
         rebuiltBecause = decision.reason;
       } else if (decision.action === 'resume' && !options.full) {
         resumed = decision.reason;
       }
-      checkpoint = new CheckpointWriter(this.quarryDir, this.root, settingsHash);
+      const resumeGeneration =
+        decision.action === 'resume' && !options.full && saved?.generation && existsSync(generationDir(this.quarryDir, saved.generation)) ? saved.generation : undefined;
+      // abandoned partial generations (and an old one whose removal failed) go; a rebuild to resume stays
+      sweepGenerations(this.quarryDir, resumeGeneration ? [this.generation.name, resumeGeneration] : [this.generation.name]);
+      if (options.full || resumeGeneration) {
+        const name = resumeGeneration ?? nextGenerationName(this.quarryDir, this.generation.name);
+        if (resumeGeneration) resumed = `resuming an interrupted full rebuild (generation ${name}; the previous build answers until it completes)`;
+        // the checkpoint names the generation before its folder exists: a kill leaves nothing unnamed
+        checkpoint = new CheckpointWriter(this.quarryDir, this.root, settingsHash, undefined, name);
+        markLockRebuild(this.quarryDir);
+        pending = await openPendingGeneration(this.quarryDir, name);
+        options = { ...options, full: true };
+      } else {
+        checkpoint = new CheckpointWriter(this.quarryDir, this.root, settingsHash);
+      }
       options = { ...options, checkpoint };
     }
+    try {
+      const summary = await this.runPhases(options, pending, settingsHash, checkpoint);
+      if (rebuiltBecause) summary.rebuiltBecause = rebuiltBecause;
+      if (resumed) summary.resumed = resumed;
+      if (!options.signal?.aborted) {
+        if (pending) this.switchTo(pending);
+        checkpoint?.complete();
+        this.problems = [];
+        this.notes = [];
+      }
+      return summary;
+    } finally {
+      // an interrupted or failed rebuild leaves its generation for the next run (which resumes or removes it)
+      if (pending && this.generation !== pending.generation) await pending.store.close().catch(() => undefined);
+    }
+  }
+
+  /** The lexical, dense and git phases of a run, into the current generation or into `pending` (a full rebuild). */
+  private async runPhases(options: EngineIndexOptions, pending: OpenedIndex | undefined, settingsHash: string, checkpoint: CheckpointWriter | undefined): Promise<EngineIndexSummary> {
+    const store = pending?.store ?? this.store;
+    const lexical = pending?.lexical ?? this.lexical;
+    const dir = pending?.generation.dir ?? this.generation.dir;
+    if (!pending) await this.repairLexical();
     const replaced = new Set<string>();
     const summary: EngineIndexSummary = await runIndex(
-      { root: this.root, config: this.config, store: this.store, lexical: this.lexical },
-      { ...options, onReplaced: (paths) => paths.forEach((p) => replaced.add(p)) },
+      { root: this.root, config: this.config, store, lexical },
+      // a new generation starts empty (a resumed one goes on from what it committed): nothing to clear
+      { ...options, full: pending ? false : options.full, onReplaced: (paths) => paths.forEach((p) => replaced.add(p)) },
     );
-    const previous = this.readState();
+    const previous = readStateIn(dir);
     const state: EngineState = { ...previous, lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0, settingsHash };
     // Until the git pass below completes, the next run must not trust the rows (a killed run leaves this false).
     state.gitClean = false;
-    if (rebuiltBecause) summary.rebuiltBecause = rebuiltBecause;
-    if (resumed) summary.resumed = resumed;
     // An interrupted run keeps its checkpoint (the next start resumes); a complete one removes it — at the very end,
     // after the dense and git phases: a run killed in them left answers that are not the clean index's either.
     if (options.signal?.aborted) checkpoint?.write();
-    writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
+    writeStateIn(dir, state);
     // Dense phase: the lexical index is already committed and searchable.
     if (this.embedding && !options.lexicalOnly && !options.signal?.aborted) {
       const provider = this.embedding;
-      summary.embedding = await backfillEmbeddings(this.store, provider, (c) => chunkView(c, provider), {
-        signal: options.signal,
-        onProgress: options.onEmbedProgress,
-      });
+      summary.embedding = await this.embed(store, provider, options, summary.warnings);
       const e = summary.embedding;
       if (e.warning) summary.warnings.push(e.warning);
       state.embeddings = {
         ...state.embeddings,
         [provider.id]: { distinct: e.cached + e.missing, remaining: e.missing - e.embedded, at: new Date().toISOString() },
       };
-      writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
+      writeStateIn(dir, state);
     }
     // Git history per chunk (seed 003 FR-5.3/5.4, §6.4): computed last, after the lexical index and the vectors are
     // committed (they are what search needs first), never during search; a failing git never fails the run. A full
     // rebuild cleared the rows, so the previous HEAD no longer says what is up to date.
     if (!options.signal?.aborted && !options.skipGit) {
       try {
-        const git = await refreshGitMetadata(this.store, this.root, {
+        const git = await refreshGitMetadata(store, this.root, {
           paths: [...replaced], previousHead: options.full ? undefined : previous?.gitHead, signal: options.signal, config: this.config.git,
           quick: !options.full && previous?.gitClean === true,
         });
@@ -296,10 +377,67 @@ export class Engine {
         summary.warnings.push(`Git metadata was not updated: ${(e as Error).message}`);
       }
     }
-    writeFileSync(join(this.quarryDir, 'state.json'), JSON.stringify(state, null, 2));
-    if (!options.signal?.aborted) checkpoint?.complete();
-    this.problems = [];
+    writeStateIn(dir, state);
     return summary;
+  }
+
+  /**
+   * The dense phase. A vector table found damaged on open (the model's table is shared by every generation) is
+   * quarantined — this run holds the index lock — and every chunk is embedded again.
+   */
+  private async embed(store: ChunkStore, provider: EmbeddingProvider, options: EngineIndexOptions, warnings: string[]): Promise<EmbedSummary> {
+    const run = () => backfillEmbeddings(store, provider, (c) => chunkView(c, provider), { signal: options.signal, onProgress: options.onEmbedProgress });
+    try {
+      return await run();
+    } catch (e) {
+      if (!(e instanceof VectorTableDamagedError)) throw e;
+      const moved = quarantineVectorTable(this.quarryDir, vectorDir(this.quarryDir), e.tableName);
+      for (const s of new Set([store, this.store])) s.forgetVectors(provider.id, provider.dims);
+      warnings.push(`${e.message}; it was moved to ${moved} and the code was embedded again.`);
+      return run();
+    }
+  }
+
+  /**
+   * The switch to a complete new generation: current.json names it (one atomic rename); this engine reads it from now
+   * on and the previous generation is removed (a reader in another process that still had it open finds the switch
+   * on its next search, or when a read of the removed files fails, and reopens).
+   */
+  private switchTo(next: OpenedIndex): void {
+    writePointer(this.quarryDir, next.generation.name);
+    const old = { store: this.store, name: this.generation.name };
+    this.adopt(next);
+    this.seenPointer = pointerStamp(this.quarryDir);
+    closeLater(old.store);
+    removeGeneration(this.quarryDir, old.name);
+  }
+
+  /** Reads `opened` from now on (the store of the previous generation is closed by the caller). */
+  private adopt(opened: OpenedIndex): void {
+    this.store = opened.store;
+    this.lexical = opened.lexical;
+    this.generation = opened.generation;
+    this.seenPointer = opened.stamp;
+    this.symbolTable = undefined;
+    this.manifestStamp = '';
+    this.problems = [...opened.problems, ...this.providerProblems];
+    this.notes = opened.notes;
+  }
+
+  /**
+   * Under the index lock, before writing: another process may have switched to a new generation since this engine
+   * opened its own (write to the current one), and a pointer found missing or unreadable is rewritten.
+   */
+  private async syncGeneration(): Promise<void> {
+    const { generation, problem } = resolveGeneration(this.quarryDir, readCheckpoint(this.quarryDir)?.generation);
+    if (generation.name !== this.generation.name) {
+      const old = this.store;
+      const opened = await openIndex(this.quarryDir);
+      this.adopt(opened);
+      closeLater(old);
+      await this.afterOpen(opened);
+    }
+    if (problem) writePointer(this.quarryDir, this.generation.name);
   }
 
   /**
@@ -433,10 +571,12 @@ export class Engine {
   /**
    * Readers see new writes: when another process (the workspace's index owner, see indexer/owner.ts) committed to
    * the lexical index since this one loaded it, reopen it and forget the symbol table (LanceDB readers see committed
-   * writes by themselves). One stat when nothing changed; never while this process is writing.
+   * writes by themselves); when a full rebuild switched to a new generation, open that one. Two stats when nothing
+   * changed; never while this process is writing.
    */
-  private followCommits(): void {
-    const manifest = join(this.quarryDir, 'lexical', 'manifest.json');
+  private async followCommits(): Promise<void> {
+    await this.followGeneration();
+    const manifest = join(this.generation.dir, 'lexical', 'manifest.json');
     let stamp: string;
     try {
       const st = statSync(manifest);
@@ -448,7 +588,7 @@ export class Engine {
     try {
       const generation = (JSON.parse(readFileSync(manifest, 'utf8')) as { generation?: unknown }).generation;
       if (generation !== this.lexical.committedGeneration) {
-        this.lexical = LexicalIndex.open(join(this.quarryDir, 'lexical'), LEXICAL_ANALYZER);
+        this.lexical = LexicalIndex.open(join(this.generation.dir, 'lexical'), LEXICAL_ANALYZER);
         this.symbolTable = undefined;
       }
       this.manifestStamp = stamp;
@@ -457,9 +597,36 @@ export class Engine {
     }
   }
 
+  private reopening?: Promise<boolean>;
+
+  /**
+   * When current.json names another generation than the one this engine reads (a full rebuild in another process
+   * switched), open that one and read it from now on; true when it did. One stat when nothing changed; never while
+   * this process is writing (its own rebuild switches by itself).
+   */
+  private async followGeneration(): Promise<boolean> {
+    if (pointerStamp(this.quarryDir) === this.seenPointer || lockHeldByThisProcess(this.quarryDir)) return false;
+    return (this.reopening ??= this.reopenGeneration().finally(() => (this.reopening = undefined)));
+  }
+
+  private async reopenGeneration(): Promise<boolean> {
+    const stamp = pointerStamp(this.quarryDir);
+    const { generation } = resolveGeneration(this.quarryDir, readCheckpoint(this.quarryDir)?.generation);
+    if (generation.name === this.generation.name) {
+      this.seenPointer = stamp;
+      return false;
+    }
+    const old = this.store;
+    const opened = await openIndex(this.quarryDir);
+    this.adopt(opened);
+    closeLater(old);
+    await this.afterOpen(opened);
+    return true;
+  }
+
   /** Workspace symbols matching a query: exact > prefix > camel-hump > fuzzy (LSP workspace/symbol). */
   async symbols(query: string, limit = 100): Promise<SymbolHit[]> {
-    this.followCommits();
+    await this.followCommits();
     this.symbolTable ??= this.store.symbolEntries();
     return matchSymbols(await this.symbolTable, query, limit);
   }
@@ -471,11 +638,7 @@ export class Engine {
   }
 
   private readState(): EngineState | undefined {
-    try {
-      return JSON.parse(readFileSync(join(this.quarryDir, 'state.json'), 'utf8')) as EngineState;
-    } catch {
-      return undefined;
-    }
+    return readStateIn(this.generation.dir);
   }
 
   /** The dense channel for searches, when a provider is set and vectors exist for its model. */
@@ -487,8 +650,77 @@ export class Engine {
       warnings.push(`Semantic search is not available yet: nothing is embedded with ${provider.id}. Run \`quarry index\` to embed the code.`);
       return undefined;
     }
-    const vectors = await this.store.vectors(provider.id, provider.dims);
+    // the model's vector table was found damaged (this engine's problems, and so the answer's warnings, say so)
+    if (cov.lost) {
+      if (!warnings.includes(cov.lost)) warnings.push(cov.lost);
+      return undefined;
+    }
+    let vectors;
+    try {
+      vectors = await this.store.vectors(provider.id, provider.dims);
+    } catch (e) {
+      if (!(e instanceof VectorTableDamagedError)) throw e;
+      warnings.push(this.vectorsDamaged(e));
+      return undefined;
+    }
     return { provider, vectors, coverage: cov.distinct ? 1 - cov.remaining / cov.distinct : 1 };
+  }
+
+  /**
+   * Verifies the vector table of the configured model when the index says it holds vectors (on open, as the chunk
+   * tables are): a damaged one is quarantined and reported (search is keyword-only until `quarry index` re-embeds).
+   */
+  private async verifyVectors(): Promise<void> {
+    const provider = this.embedding;
+    if (!provider || this.config.retrieval.fusion === 'lexical') return;
+    const cov = this.readState()?.embeddings?.[provider.id];
+    if (!cov) return;
+    if (cov.lost) {
+      if (!this.problems.includes(cov.lost)) this.problems.push(cov.lost);
+      return;
+    }
+    try {
+      await this.store.vectors(provider.id, provider.dims);
+    } catch (e) {
+      // the environment (disk, permissions) is reported by the search that needs the table, as before
+      if (e instanceof VectorTableDamagedError) this.vectorsDamaged(e);
+    }
+  }
+
+  /**
+   * A vector table proven damaged: moved to the quarantine under the index lock (unless someone is writing the index:
+   * its dense phase finds the damage too) and recorded in state.json, so that every process says so until the next
+   * dense phase embeds again. Returns the problem, which this engine reports from now on.
+   */
+  private vectorsDamaged(e: VectorTableDamagedError): string {
+    const off = 'semantic search is off (keyword search only) until `quarry index` embeds the code again';
+    let problem: string;
+    let release: (() => void) | undefined;
+    try {
+      release = lockHeldByThisProcess(this.quarryDir) ? undefined : acquireIndexLock(this.quarryDir);
+    } catch {
+      release = undefined;
+    }
+    if (!release) {
+      problem = `${e.message}: ${off} (it is left in place while the index is being written)`;
+    } else {
+      try {
+        const moved = quarantineVectorTable(this.quarryDir, vectorDir(this.quarryDir), e.tableName);
+        problem = `${e.message}; it was moved to ${moved}: ${off}`;
+        const state = this.readState();
+        const cov = state?.embeddings?.[e.modelId];
+        if (state && cov) {
+          state.embeddings![e.modelId] = { ...cov, lost: problem };
+          writeStateIn(this.generation.dir, state);
+        }
+      } catch (qe) {
+        problem = `${e.message}: ${off} (it could not be moved to the quarantine: ${(qe as Error).message})`;
+      } finally {
+        release();
+      }
+    }
+    if (!this.problems.includes(problem)) this.problems.push(problem);
+    return problem;
   }
 
   /**
@@ -505,6 +737,8 @@ export class Engine {
       throw e;
     }
     try {
+      // a rebuild switched generations since this engine opened its own: the next search follows it
+      if (resolveGeneration(this.quarryDir).generation.name !== this.generation.name) return;
       if (await this.repairLexical()) this.problems = this.problems.map((p) => p.replace(/will be rebuilt from the chunk store$/, 'was rebuilt from the chunk store'));
     } catch (e) {
       if (!environmentCause(e)) throw e;
@@ -530,9 +764,16 @@ export class Engine {
 
   async search(query: string, opts: SearchRequest = {}): Promise<FindCodeResponseSummary> {
     const run = () => traced('searcher', 'hybrid_search', { query, limit: opts.limit }, () => this.searchNow(query, opts), true);
+    const generation = this.generation;
     try {
-      return await run();
+      const res = await run();
+      // a switch during the search: its reads of the old generation may have failed inside a channel (the dense one
+      // degrades to a warning), so answer again from the new one
+      if ((await this.followGeneration().catch(() => false)) || this.generation !== generation) return run();
+      return res;
     } catch (e) {
+      // a full rebuild switched generations while this search read the old one (removed since): answer from the new one
+      if ((await this.followGeneration().catch(() => false)) || this.generation !== generation) return run();
       if (!(await this.reopenLostIndex(e))) throw e;
       return run();
     }
@@ -546,26 +787,23 @@ export class Engine {
    */
   private async reopenLostIndex(e: unknown): Promise<boolean> {
     if (environmentCause(e) || e instanceof IndexLockedError) return false;
-    const gone = !existsSync(join(this.quarryDir, 'lancedb'));
+    const gone = !existsSync(join(this.generation.dir, 'lancedb'));
     if (!gone && !/lance/i.test(String((e as Error)?.message ?? e))) return false;
-    const problems: string[] = [];
     prepareIndexDir(this.quarryDir);
     const old = this.store;
-    this.store = await openChunkStore(this.quarryDir, problems);
-    this.lexical = (await openLexical(this.quarryDir, this.store, problems)).lexical;
-    this.symbolTable = undefined;
-    this.manifestStamp = '';
+    const opened = await openIndex(this.quarryDir);
+    this.adopt(opened);
     await old.close().catch(() => undefined);
     this.problems = [
       `the index at ${this.quarryDir} was ${gone ? 'removed' : 'damaged'} while this process was running: it was reopened and is being rebuilt — answers are incomplete until that finishes (or run \`quarry index\`)`,
-      ...problems,
+      ...this.problems,
     ];
     void this.index().catch(() => undefined);
     return true;
   }
 
   private async searchNow(query: string, opts: SearchRequest): Promise<FindCodeResponseSummary> {
-    this.followCommits();
+    await this.followCommits();
     const res = await runSearch(
       {
         quarryDir: this.quarryDir, config: this.config, store: this.store, lexical: this.lexical, reranker: this.reranker,
@@ -617,15 +855,10 @@ export class Engine {
   }
 
   async status(): Promise<IndexStatus> {
-    this.followCommits();
+    await this.followCommits();
     const counts = await this.store.counts();
     const { byKind, byLanguage } = await this.store.breakdown();
-    let state: EngineState | undefined;
-    try {
-      state = JSON.parse(readFileSync(join(this.quarryDir, 'state.json'), 'utf8')) as EngineState;
-    } catch {
-      state = undefined;
-    }
+    const state = this.readState();
     return {
       root: this.root,
       indexDir: this.quarryDir,
@@ -640,6 +873,7 @@ export class Engine {
       indexSizeBytes: dirSize(this.quarryDir),
       indexing: readLock(this.quarryDir) ?? null,
       problems: [...this.problems],
+      notes: [...this.notes],
     };
   }
 
@@ -663,19 +897,92 @@ function prepareIndexDir(quarryDir: string): void {
 }
 
 /**
- * Opens the chunk store. Environmental failures (disk full, permissions, read-only, a live lock holder) are thrown as
- * IndexUnavailableError and nothing is touched. Only a store proven damaged (a table that cannot be opened for another
- * reason) is reset — and only under the index lock, never beneath a live indexer.
+ * Opens the generation of the index that current.json names (store/generations.ts): its chunk store, its lexical index
+ * and what is wrong with them. A full rebuild in another process may switch generations and remove the old one while
+ * this runs: then the new one is opened instead.
  */
-async function openChunkStore(quarryDir: string, problems: string[]): Promise<ChunkStore> {
+async function openIndex(quarryDir: string): Promise<OpenedIndex> {
+  for (let attempt = 0; ; attempt++) {
+    const stamp = pointerStamp(quarryDir);
+    const problems: string[] = [];
+    const { generation, problem } = resolveGeneration(quarryDir, readCheckpoint(quarryDir)?.generation);
+    if (problem) problems.push(problem);
+    const moved = () => pointerStamp(quarryDir) !== stamp;
+    let store: ChunkStore | undefined;
+    try {
+      store = await openChunkStore(quarryDir, generation, problems, moved);
+      const { lexical, lexicalReset } = await openLexical(quarryDir, generation.dir, store, problems);
+      await checkStoreAgainstLexical(quarryDir, generation.dir, store, lexical, problems);
+      checkStateFile(generation.dir, problems);
+      const interrupted = interruptedRun(quarryDir, generation.name);
+      if (interrupted.problem) problems.push(interrupted.problem);
+      // switched while opening (the folder may be gone, or recreated empty by the lexical index): open the new one
+      if (moved() && attempt < 5) throw new GenerationGoneError(generation.dir);
+      return { generation, store, lexical, lexicalReset, problems, notes: interrupted.note ? [interrupted.note] : [], stamp };
+    } catch (e) {
+      await store?.close().catch(() => undefined);
+      if (attempt < 5 && (e instanceof GenerationGoneError || moved())) continue;
+      throw e;
+    }
+  }
+}
+
+/** Creates (or, resuming an interrupted rebuild, opens) the generation `name` that a full rebuild writes. */
+async function openPendingGeneration(quarryDir: string, name: string): Promise<OpenedIndex> {
+  const dir = generationDir(quarryDir, name);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw asEnvironmentError(e, 'creating a new generation of the index', dir);
+  }
+  const generation = { name, dir };
+  const problems: string[] = [];
+  const store = await openChunkStore(quarryDir, generation, problems, () => false);
+  try {
+    const { lexical } = await openLexical(quarryDir, dir, store, problems);
+    return { generation, store, lexical, lexicalReset: false, problems, notes: [], stamp: '' };
+  } catch (e) {
+    await store.close().catch(() => undefined);
+    throw e;
+  }
+}
+
+/** Closes a store that searches in flight may still read (after a switch to another generation), a little later. */
+function closeLater(store: ChunkStore): void {
+  setTimeout(() => void store.close().catch(() => undefined), 30_000).unref();
+}
+
+function readStateIn(dir: string): EngineState | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as EngineState;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeStateIn(dir: string, state: EngineState): void {
+  writeFileSync(join(dir, 'state.json'), JSON.stringify(state, null, 2));
+}
+
+/**
+ * Opens a generation's chunk store. Environmental failures (disk full, permissions, read-only, a live lock holder) are
+ * thrown as IndexUnavailableError and nothing is touched. Only a store proven damaged (a table that cannot be opened
+ * for another reason) is reset — and only under the index lock, never beneath a live indexer, and only while the
+ * generation is still the current one (`moved`: a switch removed it, which is no damage).
+ */
+async function openChunkStore(quarryDir: string, generation: Generation, problems: string[], moved: () => boolean): Promise<ChunkStore> {
+  const dir = generation.dir;
   let damage: StoreDamagedError;
   try {
-    const opened = await ChunkStore.open(quarryDir);
+    // generation 0 is created on first use; any other exists before it is current (a missing one was removed)
+    const opened = await ChunkStore.open(dir, { vectorDir: vectorDir(quarryDir), create: generation.name === '' });
     problems.push(...opened.problems);
     if (opened.recreated) problems.push('index format changed; the chunk store was reset and will be rebuilt');
     return opened.store;
   } catch (e) {
-    if (!(e instanceof StoreDamagedError)) throw asEnvironmentError(e, 'opening the index', join(quarryDir, 'lancedb'));
+    if (e instanceof GenerationGoneError) throw e;
+    if (!(e instanceof StoreDamagedError)) throw asEnvironmentError(e, 'opening the index', join(dir, 'lancedb'));
+    if (moved()) throw new GenerationGoneError(dir);
     damage = e;
   }
   let release: () => void;
@@ -688,15 +995,17 @@ async function openChunkStore(quarryDir: string, problems: string[]): Promise<Ch
     throw asEnvironmentError(e, 'locking the index to reset its damaged chunk store', quarryDir);
   }
   try {
+    if (moved()) throw new GenerationGoneError(dir);
     // Quarantined, not deleted (the vector tables stay for the rebuild).
-    const moved = quarantineTables(quarryDir);
+    const to = quarantineTables(quarryDir, dir);
     // The rest of the index described the old store: without state.json the next search or index run rebuilds it.
-    rmSync(join(quarryDir, 'state.json'), { force: true });
-    const opened = await ChunkStore.open(quarryDir);
-    problems.push(`chunk store damaged (${damage.message}); its tables were moved to ${moved} and reset — run \`quarry index\` to rebuild it`);
+    rmSync(join(dir, 'state.json'), { force: true });
+    const opened = await ChunkStore.open(dir, { vectorDir: vectorDir(quarryDir) });
+    problems.push(`chunk store damaged (${damage.message}); its tables were moved to ${to} and reset — run \`quarry index\` to rebuild it`);
     return opened.store;
   } catch (e) {
-    throw asEnvironmentError(e, 'resetting the damaged chunk store', join(quarryDir, 'lancedb'));
+    if (e instanceof GenerationGoneError) throw e;
+    throw asEnvironmentError(e, 'resetting the damaged chunk store', join(dir, 'lancedb'));
   } finally {
     release();
   }
@@ -706,8 +1015,8 @@ async function openChunkStore(quarryDir: string, problems: string[]): Promise<Ch
  * Opens the lexical index. A damaged one (checksums, another tokenizer) is reset; a missing one while the chunk store
  * has rows is reported — both are rebuilt from the chunk store when this process may write (`lexicalReset`).
  */
-async function openLexical(quarryDir: string, store: ChunkStore, problems: string[]): Promise<{ lexical: LexicalIndex; lexicalReset: boolean }> {
-  const dir = join(quarryDir, 'lexical');
+async function openLexical(quarryDir: string, generationDir: string, store: ChunkStore, problems: string[]): Promise<{ lexical: LexicalIndex; lexicalReset: boolean }> {
+  const dir = join(generationDir, 'lexical');
   const manifestMissing = !existsSync(join(dir, 'manifest.json'));
   try {
     const lexical = LexicalIndex.open(dir, LEXICAL_ANALYZER);
@@ -739,18 +1048,18 @@ async function openLexical(quarryDir: string, store: ChunkStore, problems: strin
  * search with nothing: report it (`quarry index` rebuilds both). Not while another process is writing the index: a
  * full rebuild empties the store before the lexical index catches up.
  */
-async function checkStoreAgainstLexical(quarryDir: string, store: ChunkStore, lexical: LexicalIndex, problems: string[]): Promise<void> {
+async function checkStoreAgainstLexical(quarryDir: string, generationDir: string, store: ChunkStore, lexical: LexicalIndex, problems: string[]): Promise<void> {
   if (lexical.documentCount === 0 || readLock(quarryDir)) return;
   const chunks = await store.counts().then((c) => c.chunks, () => -1);
   if (chunks !== 0) return;
   problems.push(
-    `the chunk store (${join(quarryDir, 'lancedb')}) is empty while the lexical index holds ${lexical.documentCount} documents, so searches cannot show them — run \`quarry index\` to rebuild the index`,
+    `the chunk store (${join(generationDir, 'lancedb')}) is empty while the lexical index holds ${lexical.documentCount} documents, so searches cannot show them — run \`quarry index\` to rebuild the index`,
   );
 }
 
 /** A state.json that cannot be read is reported (an index run rewrites it). */
-function checkStateFile(quarryDir: string, problems: string[]): void {
-  const path = join(quarryDir, 'state.json');
+function checkStateFile(generationDir: string, problems: string[]): void {
+  const path = join(generationDir, 'state.json');
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Engine } from '../../../server/src/engine/engine';
 import { defaultConfig, type QuarryConfig } from '../../../server/src/engine/config/schema';
 import { ChunkStore, type ChunkGitRow } from '../../../server/src/engine/store/chunkStore';
+import { resolveGeneration } from '../../../server/src/engine/store/generations';
 import { refreshGitMetadata, type GitRefreshOptions } from '../../../server/src/engine/indexer/gitMetadata';
 import { requireSystemTool } from '../../support/systemTool';
 import { fakeGit, isolatedGitEnv, removeGitHomes, TestRepo } from '../../support/gitRepo';
@@ -200,7 +201,10 @@ describe('git metadata pass over a real index', function () {
     await engine.index(NO_GIT);
     assert.deepEqual((await store.gitRowIndex()).filter((r) => r.path === 'src/orders.ts'), []);
     await engine.index({ full: true, ...NO_GIT });
-    assert.equal(await store.countGitRows(), 0, 'clear() drops the git rows');
+    // the rebuild wrote a new generation of the index and removed the old one (store/generations.ts): read the new one
+    await store.close();
+    store = (await ChunkStore.open(resolveGeneration(join(repo.dir, '.quarry')).generation.dir)).store;
+    assert.equal(await store.countGitRows(), 0, 'a full rebuild starts without git rows');
     const s = await refresh();
     assert.equal(s.reason, 'changes');
     assert.equal(s.filesRefreshed, 3);

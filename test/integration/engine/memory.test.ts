@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Engine } from '../../../server/src/engine/engine';
+import { resolveGeneration } from '../../../server/src/engine/store/generations';
 import { removeDir, tempDir, writeFiles } from '../../support/workspace';
 
 const FILES: Record<string, string> = {
@@ -90,8 +91,10 @@ describe('agent memory through the engine (seed 003 FR-4, FR-7, activation)', fu
     await engine.index({ full: true });
     assert.equal((await engine.search('keep-me')).matches[0]?.content.symbol, 'keep-me');
     await engine.close();
-    rmSync(join(root, '.quarry', 'lancedb'), { recursive: true, force: true });
-    rmSync(join(root, '.quarry', 'lexical'), { recursive: true, force: true });
+    // the rebuilt index lives in a generation folder (store/generations.ts): remove its tables and lexical index
+    const generation = resolveGeneration(join(root, '.quarry')).generation.dir;
+    rmSync(join(generation, 'lancedb'), { recursive: true, force: true });
+    rmSync(join(generation, 'lexical'), { recursive: true, force: true });
     engine = await Engine.open(root, { embedding: null, reranker: null });
     await engine.index();
     const res = await engine.search('extract token exchange', { types: ['reasoning'] });

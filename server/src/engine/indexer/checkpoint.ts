@@ -21,6 +21,11 @@ export interface Checkpoint {
   chunks_created: number;
   errors: string[];
   settings_hash: string;
+  /**
+   * Set when the run is a full rebuild: the generation it writes beside the current one (store/generations.ts). A
+   * killed rebuild leaves the current generation as it was, so its checkpoint is a note, not a problem.
+   */
+  generation?: string;
 }
 
 export const CHECKPOINT_FILE = 'index_checkpoint.json';
@@ -41,13 +46,37 @@ export function readCheckpoint(quarryDir: string): Checkpoint | undefined {
  * what it committed, which may be part of the old and part of the new content. A problem for every answer until
  * `quarry index` completes; undefined when there is none (or when a live indexer owns it: that is reported as
  * indexing in progress).
+ *
+ * A full rebuild writes a generation of its own (`generation`): killed, it left the current generation as it was,
+ * which answers in full — a `note`, not a problem. When its generation is the current one, it switched and only the
+ * checkpoint's removal was missed: nothing to say.
  */
-export function interruptedRunProblem(quarryDir: string): string | undefined {
+export function interruptedRun(quarryDir: string, currentGeneration: string): { problem?: string; note?: string } {
   const path = join(quarryDir, CHECKPOINT_FILE);
-  if (!existsSync(path) || readLock(quarryDir)) return undefined;
+  if (!existsSync(path) || readLock(quarryDir)) return {};
   const cp = readCheckpoint(quarryDir);
   const when = cp?.start_time ? ` (started ${cp.start_time})` : '';
-  return `the last index run${when} did not finish (killed or interrupted): answers may be incomplete until \`quarry index\` completes it`;
+  if (cp?.generation !== undefined) {
+    if (cp.generation === currentGeneration) return {};
+    return { note: `a full rebuild${when} did not finish (killed or interrupted): the index answers from the previous complete build; \`quarry index\` completes the rebuild` };
+  }
+  return { problem: `the last index run${when} did not finish (killed or interrupted): answers may be incomplete until \`quarry index\` completes it` };
+}
+
+/**
+ * What a search says while another process writes the index: an incremental run may have committed part of its work;
+ * a full rebuild writes a generation of its own, so the answer is the last complete build's, in full.
+ */
+export function indexingWarning(quarryDir: string): string | undefined {
+  const lock = readLock(quarryDir);
+  if (!lock) return undefined;
+  if (lock.rebuild) return `A full rebuild is in progress (started at ${lock.startedAt}): answers come from the last complete index until the rebuild replaces it.`;
+  return `Results may be incomplete: indexing in progress (started at ${lock.startedAt}).`;
+}
+
+/** The problem of `interruptedRun` for an index of one generation (generation 0), or undefined. */
+export function interruptedRunProblem(quarryDir: string): string | undefined {
+  return interruptedRun(quarryDir, '').problem;
 }
 
 /** What to do with an interrupted run's checkpoint. */
@@ -69,9 +98,12 @@ export class CheckpointWriter {
     projectPath: string,
     settingsHash: string,
     private readonly everyMs = 5 * 60 * 1000,
+    /** A full rebuild's generation (see Checkpoint.generation). */
+    generation?: string,
   ) {
     const now = new Date().toISOString();
     this.cp = { session_id: randomUUID(), project_path: projectPath, start_time: now, last_checkpoint: now, files_processed: [], chunks_created: 0, errors: [], settings_hash: settingsHash };
+    if (generation !== undefined) this.cp.generation = generation;
     // the run has started: until complete() a kill leaves this behind, and the next open says so
     this.write();
   }

@@ -2,7 +2,7 @@
  * One indexer per workspace: `.quarry/index.lock` holds the owner's pid, host and start time.
  * A lock whose pid is no longer alive on this host is stale and is taken over.
  */
-import { openSync, writeSync, closeSync, readFileSync, unlinkSync, statSync } from 'node:fs';
+import { openSync, writeSync, closeSync, readFileSync, unlinkSync, statSync, writeFileSync, renameSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -10,6 +10,11 @@ export interface LockInfo {
   pid: number;
   host: string;
   startedAt: string;
+  /**
+   * The holder rebuilds the index into a new generation (store/generations.ts): readers answer from the last complete
+   * index, in full, meanwhile.
+   */
+  rebuild?: boolean;
 }
 
 export class IndexLockedError extends Error {
@@ -64,13 +69,13 @@ function lockAgeMs(path: string): number {
   }
 }
 
-/** Takes the lock or throws IndexLockedError; returns the release function. */
-export function acquireIndexLock(quarryDir: string): () => void {
+/** Takes the lock or throws IndexLockedError; returns the release function. `rebuild`: see LockInfo. */
+export function acquireIndexLock(quarryDir: string, options: { rebuild?: boolean } = {}): () => void {
   const path = join(quarryDir, 'index.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, 'wx');
-      const info: LockInfo = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
+      const info: LockInfo = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), ...(options.rebuild ? { rebuild: true } : {}) };
       try {
         writeSync(fd, JSON.stringify(info));
       } catch (e) {
@@ -109,4 +114,18 @@ export function acquireIndexLock(quarryDir: string): () => void {
     }
   }
   throw new IndexLockedError(readLockFile(quarryDir) ?? { pid: -1, host: 'unknown', startedAt: 'unknown' });
+}
+
+/** The holder of the lock (this process) says that its run turned out to be a rebuild (see LockInfo.rebuild). */
+export function markLockRebuild(quarryDir: string): void {
+  const path = join(quarryDir, 'index.lock');
+  const info = readLockFile(quarryDir);
+  if (!info || info.pid !== process.pid || info.host !== hostname() || info.rebuild) return;
+  const tmp = `${path}.tmp-${process.pid}`;
+  try {
+    writeFileSync(tmp, JSON.stringify({ ...info, rebuild: true }));
+    renameSync(tmp, path);
+  } catch {
+    rmSync(tmp, { force: true }); // a report for readers only: the run goes on
+  }
 }

@@ -16,7 +16,7 @@ import { runPipeline } from '../ranking/pipeline';
 import { isTestPath } from '../testPaths';
 import { languageForPath } from '../languages';
 import { declaredMember } from '../types';
-import { readLock } from '../indexer/lock';
+import { indexingWarning } from '../indexer/checkpoint';
 import { queryWords } from './breakdown';
 import { memberNameRange, relevances, toCodeMatch } from './present';
 import { includeTestsFor } from './testScope';
@@ -62,8 +62,8 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
   };
   const { config, store, lexical } = deps;
   const warnings: string[] = [...deps.problems];
-  const lock = readLock(deps.quarryDir);
-  if (lock) warnings.push(`Results may be incomplete: indexing in progress (started at ${lock.startedAt}).`);
+  const indexing = indexingWarning(deps.quarryDir);
+  if (indexing) warnings.push(indexing);
 
   const languagesWanted = [...(options.languages ?? []), ...parsed.filters.languages];
   const pathOk = pathMatcher(parsed.filters.paths);

@@ -17,7 +17,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import { Field, List, Schema, Utf8, Int32, Float64 } from 'apache-arrow';
 import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync, accessSync, readdirSync, renameSync, constants as fsConstants } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { nameRangeOf, type Chunk, type ChunkKind, type ChunkMetadata, type ChunkSource, type NameRange, type SemanticClass, type SymbolRange } from '../types';
 import type { ChunkGitInfo, GitStatus } from '../git/metadata';
 import { WriteQueue } from './writeQueue';
@@ -121,9 +121,33 @@ function batches<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
+export interface ChunkStoreOpenOptions {
+  /**
+   * The LanceDB folder of the vector tables (shared by every generation of the index, see generations.ts); default
+   * `<dir>/lancedb`, beside the chunk tables.
+   */
+  vectorDir?: string;
+  /**
+   * Whether the folder itself may be created (default true). A generation other than generation 0 exists before it is
+   * opened: a folder that is gone (a switch removed it) is a GenerationGoneError, never a new empty store.
+   */
+  create?: boolean;
+}
+
+/** The generation folder to open is gone (a full rebuild switched away from it and removed it). */
+export class GenerationGoneError extends Error {
+  constructor(readonly dir: string) {
+    super(`the index generation at ${dir} is gone (a rebuild replaced it)`);
+    this.name = 'GenerationGoneError';
+  }
+}
+
 export class ChunkStore {
   private readonly queue = new WriteQueue();
   private readonly vectorStores = new Map<string, Promise<VectorStore>>();
+  /** The vector tables' folder; undefined = the chunk tables' connection. */
+  private vectorDir?: string;
+  private vectorDb?: Promise<lancedb.Connection>;
 
   private constructor(
     readonly dir: string,
@@ -145,7 +169,14 @@ export class ChunkStore {
    * be opened for another reason is a StoreDamagedError (proven damage: the caller may reset the store).
    * `problems` lists what the caller should tell the user (e.g. an unreadable store.json whose tables were kept).
    */
-  static async open(quarryDir: string): Promise<{ store: ChunkStore; recreated: boolean; problems: string[] }> {
+  static async open(quarryDir: string, options: ChunkStoreOpenOptions = {}): Promise<{ store: ChunkStore; recreated: boolean; problems: string[] }> {
+    const opened = await ChunkStore.openTables(quarryDir, options);
+    const vectorDir = options.vectorDir && resolve(options.vectorDir) !== resolve(opened.store.dir) ? options.vectorDir : undefined;
+    opened.store.vectorDir = vectorDir;
+    return opened;
+  }
+
+  private static async openTables(quarryDir: string, options: ChunkStoreOpenOptions): Promise<{ store: ChunkStore; recreated: boolean; problems: string[] }> {
     const dir = join(quarryDir, 'lancedb');
     const metaPath = join(quarryDir, 'store.json');
     const problems: string[] = [];
@@ -173,6 +204,7 @@ export class ChunkStore {
         }
       }
     }
+    if (options.create === false && !existsSync(quarryDir)) throw new GenerationGoneError(quarryDir);
     // 2. Create (or reset an outdated store) under a lock: two processes opening a new index at once must neither take
     // each other's half-made store (no store.json yet) for an outdated one and delete it, nor create the same table together.
     try {
@@ -193,8 +225,9 @@ export class ChunkStore {
         const meta = readMeta(metaPath);
         const sameLayout = meta.kind !== 'ok' && (await openExisting(dir, true).then((t) => (t ? (closeAll(t), true) : false), () => false));
         if (meta.kind === 'ok' ? meta.version !== STORE_SCHEMA_VERSION : !sameLayout && (await hasForeignLayout(dir))) {
-          // Written by another schema version: the index is a cache, so it is dropped (and rebuilt by the next run).
-          rmSync(dir, { recursive: true, force: true });
+          // Written by another schema version: the index is a cache, so its tables are dropped (and rebuilt by the next
+          // run). The vector tables beside them (generation 0), keyed by content, stay.
+          for (const [name] of TABLES) rmSync(join(dir, `${name}.lance`), { recursive: true, force: true });
           reset = true;
         }
       }
@@ -512,7 +545,9 @@ export class ChunkStore {
     const key = `${modelId}#${dims}`;
     let vs = this.vectorStores.get(key);
     if (!vs) {
-      vs = VectorStore.open(this.db, this.queue, modelId, dims);
+      const dir = this.vectorDir;
+      const db = dir ? (this.vectorDb ??= (mkdirSync(dir, { recursive: true }), lancedb.connect(dir, { readConsistencyInterval: 0 }))) : Promise.resolve(this.db);
+      vs = db.then((conn) => VectorStore.open(conn, this.queue, modelId, dims, dir ?? this.dir));
       vs.catch(() => this.vectorStores.delete(key));
       this.vectorStores.set(key, vs);
     }
@@ -607,9 +642,18 @@ export class ChunkStore {
     });
   }
 
+  /** Forgets an opened vector table (after it was found damaged and quarantined: the next `vectors` reopens it). */
+  forgetVectors(modelId: string, dims: number): void {
+    const key = `${modelId}#${dims}`;
+    const vs = this.vectorStores.get(key);
+    this.vectorStores.delete(key);
+    void vs?.then((v) => v.close(), () => undefined);
+  }
+
   async close(): Promise<void> {
     await this.queue.idle();
     for (const vs of this.vectorStores.values()) (await vs.catch(() => undefined))?.close();
+    if (this.vectorDb) (await this.vectorDb.catch(() => undefined))?.close();
     this.chunks.close();
     this.conformances.close();
     this.files.close();
@@ -719,13 +763,24 @@ export const QUARANTINE_DIR = 'quarantine';
  * rebuild) into `.quarry/quarantine/<time>/`, for inspection; the next open creates them empty and the next index
  * run rebuilds them. Returns where they went.
  */
-export function quarantineTables(quarryDir: string): string {
-  const dir = join(quarryDir, 'lancedb');
+export function quarantineTables(quarryDir: string, generationDir = quarryDir): string {
+  return quarantine(quarryDir, join(generationDir, 'lancedb'), TABLES.map(([name]) => name));
+}
+
+/**
+ * Moves one damaged vector table (`tableName` in `vectorDir`) into `.quarry/quarantine/<time>/`; the next dense phase
+ * creates it empty and embeds again. Returns where it went.
+ */
+export function quarantineVectorTable(quarryDir: string, vectorDir: string, tableName: string): string {
+  return quarantine(quarryDir, vectorDir, [tableName]);
+}
+
+function quarantine(quarryDir: string, dir: string, tables: readonly string[]): string {
   const root = join(quarryDir, QUARANTINE_DIR);
   for (const old of existsSync(root) ? readdirSync(root) : []) rmSync(join(root, old), { recursive: true, force: true });
   const dest = join(root, new Date().toISOString().replace(/[:.]/g, '-'));
   mkdirSync(dest, { recursive: true });
-  for (const [name] of TABLES) {
+  for (const name of tables) {
     const from = join(dir, `${name}.lance`);
     if (existsSync(from)) renameSync(from, join(dest, `${name}.lance`));
   }

@@ -9,7 +9,20 @@
 import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Schema, Utf8 } from 'apache-arrow';
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import type { WriteQueue } from './writeQueue';
+import { asEnvironmentError } from './storeErrors';
+
+/**
+ * A vector table that is listed but cannot be opened or read for a reason other than the environment (proven damage):
+ * the engine quarantines it and the next dense phase embeds again; meanwhile search is keyword-only and says so.
+ */
+export class VectorTableDamagedError extends Error {
+  constructor(readonly modelId: string, readonly tableName: string, readonly path: string, detail: string) {
+    super(`the vector table of ${modelId} at ${path} is damaged (${detail})`);
+    this.name = 'VectorTableDamagedError';
+  }
+}
 
 /** Rows above which an ANN index (IVF_FLAT) is built; below it a flat scan is fast enough. */
 const ANN_MIN_ROWS = 20_000;
@@ -39,24 +52,51 @@ export class VectorStore {
     private readonly queue: WriteQueue,
   ) {}
 
-  static async open(db: lancedb.Connection, queue: WriteQueue, modelId: string, dims: number): Promise<VectorStore> {
+  /**
+   * Opens the model's table in `db` (folder `dir`), creating it when missing. An existing table is verified as the
+   * chunk tables are (chunkStore.ts verifyTables): its content-hash column read in full (which reads every data file's
+   * footer: a missing, truncated or garbled file fails here) and every index looked up once. Proven damage is a
+   * VectorTableDamagedError; an environmental failure (disk, permissions) is rethrown as it is.
+   */
+  static async open(db: lancedb.Connection, queue: WriteQueue, modelId: string, dims: number, dir = ''): Promise<VectorStore> {
     const name = modelTableName(modelId);
     const names = new Set(await db.tableNames());
     let table: lancedb.Table;
+    let hashes: Set<string> | undefined;
     if (names.has(name)) {
-      table = await db.openTable(name);
-      const field = (await table.schema()).fields.find((f) => f.name === 'vector');
-      const width = (field?.type as FixedSizeList | undefined)?.listSize;
+      const path = join(dir, `${name}.lance`);
+      const damaged = (e: unknown): never => {
+        if (asEnvironmentError(e, '', dir) !== e) throw e;
+        throw new VectorTableDamagedError(modelId, name, path, firstLine((e as Error)?.message ?? String(e)));
+      };
+      table = await db.openTable(name).catch(damaged);
+      let width: number | undefined;
+      try {
+        const field = (await table.schema()).fields.find((f) => f.name === 'vector');
+        width = (field?.type as FixedSizeList | undefined)?.listSize;
+      } catch (e) {
+        table.close();
+        damaged(e);
+      }
       if (width !== dims) {
         // Same id, different width: the provider changed under the same name. Start over.
         table.close();
         await db.dropTable(name);
         table = await db.createEmptyTable(name, schemaFor(dims), { existOk: true });
+      } else {
+        try {
+          hashes = await verify(table, dims);
+        } catch (e) {
+          table.close();
+          damaged(e);
+        }
       }
     } else {
       table = await db.createEmptyTable(name, schemaFor(dims), { existOk: true });
     }
-    return new VectorStore(modelId, dims, table, queue);
+    const store = new VectorStore(modelId, dims, table, queue);
+    store.hashes = hashes;
+    return store;
   }
 
   /** Content hashes that already have a vector for this model. */
@@ -145,6 +185,32 @@ export class VectorStore {
   close(): void {
     this.table.close();
   }
+}
+
+/** Reads the table's content hashes in full and looks up every index once (see `open`); returns the hashes. */
+async function verify(table: lancedb.Table, dims: number): Promise<Set<string>> {
+  const set = new Set<string>();
+  if ((await table.countRows()) === 0) return set;
+  for await (const rb of table.query().select(['content_hash']).limit(Number.MAX_SAFE_INTEGER)) {
+    const col = rb.getChild('content_hash');
+    for (let i = 0; i < rb.numRows; i++) set.add(String(col?.get(i)));
+  }
+  for (const ix of await table.listIndices()) {
+    if (ix.columns.includes('vector')) {
+      const probe = new Array<number>(dims).fill(0);
+      probe[0] = 1;
+      await table.vectorSearch(probe).distanceType('cosine').select(['content_hash']).limit(1).toArray();
+    } else {
+      for (const c of ix.columns) await table.query().where(`${c} = 'quarry-probe:none'`).select([c]).limit(1).toArray();
+    }
+  }
+  return set;
+}
+
+function firstLine(s: string): string {
+  // without the Rust source locations the native errors carry
+  const line = s.split(/\s+Caused by:|\n/)[0]!.replace(/,\s*\/\S+\.rs:\d+:\d+/g, '').trim();
+  return line.length > 300 ? line.slice(0, 300) + '…' : line;
 }
 
 function schemaFor(dims: number): Schema {
