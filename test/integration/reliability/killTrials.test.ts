@@ -6,13 +6,17 @@
  *     committed states) or with a warning — never a partial or empty answer in silence;
  *   - one `quarry index` restores exactly the clean index's answers to a fixed set of queries (and its chunk and
  *     file counts, with no problem left), or fails with an error that names the cause and the fix.
+ * A full run (`index --full`) builds a new generation beside the current one and switches when complete
+ * (store/generations.ts), so a kill leaves *exactly* a committed state — the old index (A) or the finished
+ * rebuild (B) — with no problem or warning (at most a note that a rebuild was interrupted), without another
+ * `quarry index`; the recovery run leaves one generation and nothing of the abandoned one.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, tempDir, removeDir } from '../../support/workspace';
-import { applyVersionB, copyTree, fingerprint, Fingerprint, QUERIES, runAndKill, seededRandom, timeRun, TrialConfig, writeConfig, writeVersionA } from '../../support/faultTrials';
+import { applyVersionB, copyTree, fingerprint, Fingerprint, layoutProblems, QUERIES, runAndKill, seededRandom, timeRun, TrialConfig, writeConfig, writeVersionA } from '../../support/faultTrials';
 
 const SEED = Number(process.env.QUARRY_FAULT_SEED ?? 20_2026);
 /** Trials per (configuration, kind of run): 3 kinds × (14 rules-only + 3 default) = 51. */
@@ -112,6 +116,14 @@ describe('reliability: kill -9 during indexing, then one `quarry index` (issue 2
             const now = await fingerprint(target);
             const asIs = core(now);
             const committed = JSON.stringify(asIs) === JSON.stringify(refB) || (mode !== 'first' && JSON.stringify(asIs) === JSON.stringify(refA));
+            if (mode === 'full') {
+              // the old generation (A) answers in full until the switch, the new one (B) after it: nothing in between
+              const state = JSON.stringify(asIs) === JSON.stringify(refA) ? 'the old index' : JSON.stringify(asIs) === JSON.stringify(refB) ? 'the rebuilt index' : 'neither';
+              count(`${config}/full: answer after the kill: ${state}`);
+              if (state === 'neither') failures.push(`${label}: a killed --full answers with neither the old nor the rebuilt index (${now.chunks} chunks, ${now.files} files): ${JSON.stringify(asIs.answers)}`);
+              else if (now.problems.length || now.warnings.length) failures.push(`${label}: ${state} answers, but with problems or warnings: ${[...now.problems, ...now.warnings].join('; ')}`);
+              if (now.notes.length) count(`${config}/full: a note says the rebuild was interrupted`);
+            }
             if (!committed && now.warnings.length === 0) {
               const empty = QUERIES.filter((q) => asIs.answers[q]!.length === 0 && refB.answers[q]!.length > 0);
               failures.push(`${label}: answers of no committed state without a warning before recovery (${now.chunks} chunks, ${now.files} files; empty: ${empty.join(', ') || 'none'})`);
@@ -129,9 +141,12 @@ describe('reliability: kill -9 during indexing, then one `quarry index` (issue 2
             if (JSON.stringify(core(after)) !== JSON.stringify(refB)) {
               failures.push(`${label}: after one \`quarry index\` the answers differ from the clean index:\n${JSON.stringify(core(after))}\nvs\n${JSON.stringify(refB)}`);
               count('recovery: different answers');
-            } else if (after.problems.length || after.warnings.length) {
-              failures.push(`${label}: restored (recovery stderr: ${rec.stderr}) but still reports ${[...after.problems, ...after.warnings].join('; ')}`);
+            } else if (after.problems.length || after.warnings.length || after.notes.length) {
+              failures.push(`${label}: restored (recovery stderr: ${rec.stderr}) but still reports ${[...after.problems, ...after.warnings, ...after.notes].join('; ')}`);
               count('recovery: problems left');
+            } else if (layoutProblems(target).length) {
+              failures.push(`${label}: restored, but the generations on disk are not clean: ${layoutProblems(target).join('; ')}`);
+              count('recovery: generations left behind');
             } else count('recovery: clean index restored');
             removeDir(target);
           }
