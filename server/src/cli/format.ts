@@ -3,6 +3,7 @@ import type { CodeMatch, FindCodeResponseSummary } from '../engine/api/results';
 import type { EngineIndexSummary } from '../engine/engine';
 import type { HealthReport } from '../engine/health';
 import type { IndexStatus } from '../engine/engine';
+import type { SkippedRecord } from '../engine/indexer/indexer';
 import { CHUNK_TYPE_GROUPS } from '../engine/ranking/query';
 import { formatSearchTable, nameLocation, printable, terminalDisplay } from './display';
 
@@ -106,7 +107,26 @@ export function formatIndexSummary(s: EngineIndexSummary, totalByKind?: Record<s
   return out.join('\n');
 }
 
-export function formatStatus(s: IndexStatus, health?: HealthReport): string {
+/** How many skipped files the text status names (`quarry status --json` lists them all). */
+export const STATUS_SKIPPED_SHOWN = 20;
+/** Reasons that usually mean a file the user expected in the index: listed first. */
+const NOTABLE_FIRST = ['unreadable', 'too-large', 'binary', 'minified', 'symlink-loop', 'symlink-outside-workspace', 'secret'];
+
+/** The skipped files of the last whole-workspace run: the notable reasons first, then by path; capped. */
+function skippedLines(r: SkippedRecord): string[] {
+  const rank = (reason: string) => {
+    const i = NOTABLE_FIRST.indexOf(reason);
+    return i < 0 ? NOTABLE_FIRST.length : i;
+  };
+  const files = [...r.files].sort((a, b) => rank(a.reason) - rank(b.reason) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const total = files.length + (r.notListed ?? 0);
+  const out = ['', `Skipped files (${total}, last whole-workspace run ${r.at}; unknown extensions only counted):`];
+  for (const f of files.slice(0, STATUS_SKIPPED_SHOWN)) out.push(`  ${printable(f.path)}  ${f.reason}${f.detail ? ` (${printable(f.detail)})` : ''}`);
+  if (total > STATUS_SKIPPED_SHOWN) out.push(`  … and ${total - STATUS_SKIPPED_SHOWN} more; \`quarry status --json\` lists all`);
+  return out;
+}
+
+export function formatStatus(s: IndexStatus, health?: HealthReport, skipped?: SkippedRecord | null): string {
   const out: string[] = [];
   if (health) out.push(`Health:       ${health.status}`);
   out.push(`Project:      ${s.root}`);
@@ -124,6 +144,8 @@ export function formatStatus(s: IndexStatus, health?: HealthReport): string {
     out.push(`  embedding provider  ${sv.embedding_provider.status === 'none' ? 'none (BM25 only)' : `${sv.embedding_provider.status} · ${sv.embedding_provider.model} · breaker ${sv.embedding_provider.circuit_breaker_state}`}`);
     out.push(`  reranker            ${sv.reranking.status === 'none' ? 'none' : `${sv.reranking.status} · ${sv.reranking.model}`}`);
   }
+  if (skipped?.files.length) out.push(...skippedLines(skipped));
   if (s.problems.length) out.push('', 'Problems:', ...s.problems.map((p) => `  - ${p}`));
+  if (s.notes?.length) out.push('', 'Notes:', ...s.notes.map((p) => `  - ${p}`));
   return out.join('\n');
 }

@@ -276,9 +276,10 @@ function buildProgram(): Command {
       await withEngine(opts.project, async (engine) => {
         const status = await engine.status();
         const health = healthWithProblems(await engine.health(), status.problems);
-        // --json also names the files the last whole-workspace run skipped, with the reason (null: none recorded yet)
-        const skipped = opts.json ? (readSkippedRecord(status.indexDir) ?? null) : null;
-        process.stdout.write((opts.json ? JSON.stringify({ ...status, health, skipped }, null, 2) : formatStatus(status, health)) + '\n');
+        // the files the last whole-workspace run skipped, with the reason (null: none recorded yet); the text names the
+        // first few, --json all of them
+        const skipped = readSkippedRecord(status.indexDir) ?? null;
+        process.stdout.write((opts.json ? JSON.stringify({ ...status, health, skipped }, null, 2) : formatStatus(status, health, skipped)) + '\n');
       });
     });
 

@@ -94,6 +94,13 @@ describe('reliability: secrets through symlinks, skipped files named (issue 20)'
       assert.deepEqual(status.skipped.files, summary.skipped);
       assert.deepEqual(status.skipped.byReason, summary.skippedByReason);
       assert.equal(status.skipped.notListed, 0);
+      // the text status names them too (path and reason, the notable reasons first), on one line each
+      const text = cli(['status', '-p', p]);
+      assert.equal(text.status, 0, text.stderr);
+      const listed = text.stdout.split('\n').slice(text.stdout.split('\n').findIndex((l) => /^Skipped files \(/.test(l)) + 1);
+      for (const [path, reason] of [['src/pipe.ts', 'unreadable'], ['src/huge.js', 'too-large'], ['src/blob.ts', 'binary'], ['src/deep/up', 'symlink-loop']]) {
+        assert.ok(listed.some((l) => l.startsWith(`  ${path}  ${reason}`)), `${path} (${reason}) in:\n${text.stdout}`);
+      }
       for (const [q, shown] of [['newlineName', 'src/new\\nline.ts'], ['tabbedName', 'src/tab\\tname.ts']]) {
         const t = cli(['search', q, '-p', p, '--legacy']);
         assert.equal(t.status, 0, t.stderr);
