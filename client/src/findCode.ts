@@ -17,7 +17,7 @@ import { openMatch } from './openMatch';
 import { readSettings } from './settings';
 import { testLog } from './testLog';
 import type { FindResult, LocatedMatch } from '../../server/src/lsp/protocol';
-import { iconOf, labelOf, snippetOf, toUri } from './types';
+import { iconOf, labelOf, plainWhy, snippetOf, toUri } from './types';
 
 export const DEBOUNCE_MS = 170;
 const PLACEHOLDER = 'Search code: a symbol, a "quoted phrase", or a description of what the code does';
@@ -117,7 +117,7 @@ export function findCode(client: QuarryClient, hooks: FindCodeHooks, initial = '
       items.push({
         label: `$(${iconOf(m.content.kind)}) ${labelOf(m)}`,
         description: `${m.file.path}:${m.span[0]}`,
-        detail: details ? `${Math.round(m.relevance_score * 100)}% · ${m.explanation[0] ?? m.match_type}` : snippetOf(m),
+        detail: details ? `${Math.round(m.relevance_score * 100)}% · ${plainWhy(m) || m.explanation[0] || m.match_type}` : snippetOf(m),
         match: m,
         alwaysShow: true,
       });

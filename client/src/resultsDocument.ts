@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { FindResult, LocatedMatch } from '../../server/src/lsp/protocol';
-import { labelOf, snippetOf } from './types';
+import { labelOf, plainWhy, snippetOf } from './types';
 
 /** The hidden command the document's links run: opens a match like Find Code does (cursor on the name). */
 export const OPEN_LINK_COMMAND = 'quarry.results.openLink';
@@ -30,7 +30,8 @@ export function renderResults(query: string, r: FindResult, onMatchLine?: (line:
     out.push(`  ${m.file.path}:${m.span[0]}-${m.span[1]}  ${m.content.kind} ${labelOf(m)}  [${Math.round(m.relevance_score * 100)}%]`);
     const snip = snippetOf(m, 140);
     if (snip) out.push(`      ${snip}`);
-    for (const e of m.explanation.slice(0, 3)) out.push(`      · ${e}`);
+    // why it is here, in words; the ranking's detail stays in the tooltip, the results view and --show-scores
+    for (const e of m.why ? [plainWhy(m)] : m.explanation.slice(0, 3)) out.push(`      · ${e}`);
   }
   if (!r.matches.length) out.push(r.summary || 'No results.');
   return out.join('\n') + '\n';

@@ -67,6 +67,8 @@ export class ResultsView implements vscode.TreeDataProvider<Node> {
     item.iconPath = new vscode.ThemeIcon(iconOf(m.content.kind));
     const tip = new vscode.MarkdownString();
     tip.appendMarkdown(`**${labelOf(m)}** — \`${m.file.path}:${m.span[0]}-${m.span[1]}\`  \n`);
+    // `why` is written as Markdown (names in backticks)
+    if (m.why) tip.appendMarkdown(`${m.why}  \n`);
     tip.appendMarkdown(`relevance ${Math.round(m.relevance_score * 100)}% · score ${m.score.toFixed(3)} · ${m.match_type}\n\n`);
     tip.appendMarkdown(breakdownMarkdown(m));
     for (const line of m.explanation) tip.appendMarkdown(`- ${escapeMarkdown(line)}\n`);

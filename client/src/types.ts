@@ -51,8 +51,12 @@ export function iconOf(kind: string): string {
   }
 }
 
-/** The name shown for a match: its symbol, or the file name when the chunk has none. */
+/**
+ * The name shown for a match: the declaration an identifier named inside it (a member of a class kept whole, a
+ * re-export alias), else its symbol, or the file name when the chunk has none.
+ */
 export function labelOf(m: LocatedMatch): string {
+  if (m.matched_symbol) return m.matched_symbol;
   if (m.content.symbol) return m.content.symbol;
   const parts = m.file.path.split('/');
   return parts[parts.length - 1] || m.file.path;
@@ -72,4 +76,9 @@ export function whereOf(m: LocatedMatch): string {
 
 export function fileUriOf(m: LocatedMatch): vscode.Uri {
   return toUri(m.location);
+}
+
+/** Why a match is here, for plain-text places (QuickPick rows, the results document): the server's words without Markdown. */
+export function plainWhy(m: Pick<LocatedMatch, 'why'>): string {
+  return (m.why ?? '').replace(/`/g, '');
 }

@@ -39,7 +39,7 @@ export function formatSearch(res: FindCodeResponseSummary, format: OutputFormat,
     res.matches.forEach((m, i) => {
       const title = (m.content.symbol ? ` — \`${m.content.symbol}\`` : '') + ` (${m.content.kind}, lines ${m.span[0]}-${m.span[1]})`;
       out.push(`### ${i + 1}. ${printable(nameLocation(m))}${title}`, '');
-      out.push(`relevance ${m.relevance_score.toFixed(2)} · ${m.match_type} · ${m.content.semantic_class}`, '');
+      out.push(`relevance ${m.relevance_score.toFixed(2)} · ${m.why ? `${m.why} · ` : ''}${m.match_type} · ${m.content.semantic_class}`, '');
       out.push('```' + m.file.language, ...preview(m.content.content, 20), '```', '');
     });
     return out.join('\n');

@@ -46,6 +46,7 @@ const matchSchema = z.object({
   score: z.number(),
   match_type: z.enum(['SEMANTIC', 'SYNTACTIC', 'KEYWORD', 'FILE_PATTERN']),
   related_symbols: z.array(z.string()),
+  why: z.string().describe('Why it is here, in plain words: "defines `parse`", "implements `Observer`", "matches 3 of 4 words (in its name)"'),
   explanation: z.array(z.string()),
   git: z
     .object({ status: z.enum(['tracked', 'untracked', 'unavailable']), commits: z.number().int().nullable(), last_modified: z.string().nullable() })
@@ -266,7 +267,8 @@ function renderFindCode(r: FindCodeResponseSummary): string {
     const sym = m.content.symbol ? ` ${m.content.symbol}` : '';
     const at = `${m.file.path}:${m.name_range.line}:${m.name_range.column}`;
     out.push('', `## ${i + 1}. ${at}${sym} (${m.content.kind}, lines ${m.span[0]}-${m.span[1]}) relevance ${m.relevance_score.toFixed(2)} [${m.match_type}]`);
-    const why = m.score_breakdown ? breakdownLine(m.score_breakdown) : '';
+    const scores = m.score_breakdown ? breakdownLine(m.score_breakdown) : '';
+    const why = [m.why, scores].filter(Boolean).join('; ');
     if (why) out.push(`Why: ${why}`);
     const fence = m.content.content.includes('```') ? '````' : '```';
     out.push(fence + m.file.language, m.content.content, fence);

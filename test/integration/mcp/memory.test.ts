@@ -71,7 +71,7 @@ describe('MCP memory tools over stdio (record_pattern, report_pattern_use, repor
     assert.equal(hit.activation?.accesses, 1);
     assert.match(hit.score_breakdown?.activation?.reason ?? '', /^accessed 1x/);
     const text = ((await call('find_code', { query: 'InventoryCatalog' })).content as Array<{ text: string }>)[0].text;
-    assert.match(text, /^Why: BM25 [\d.]+ \(exact keyword match on "inventorycatalog"\); activation [\d.]+ \(accessed 1x, last used just now\)/m);
+    assert.match(text, /^Why: defines `InventoryCatalog`; BM25 [\d.]+ \(exact keyword match on "inventorycatalog"\); activation [\d.]+ \(accessed 1x, last used just now\)/m);
   });
 
   it('bad input is a tool error that names the parameter', async () => {

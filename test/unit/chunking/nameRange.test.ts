@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { chunk } from './helpers';
-import type { Chunk } from '../../../server/src/engine/types';
+import { declaredMember, type Chunk } from '../../../server/src/engine/types';
 
 /** The source text a chunk's name range covers (1-based line, 1-based UTF-16 columns, exclusive end). */
 function named(code: string, c: Chunk): string {
@@ -389,7 +389,6 @@ describe('chunking: anonymous default exports (issue 18)', () => {
 
 describe('chunking: re-export aliases (issue 18)', () => {
   it('an alias a re-export introduces is a name of the unit holding it, at its own range; pass-through names are not', async () => {
-    const { declaredMember } = await import('../../../server/src/engine/types');
     const code = "export { default as Widget } from './Widget';\nexport { Base as WidgetBase, helper } from './base';\nexport * as util from './util';\nexport * from './x';\n";
     const chunks = await chunk('typescript', 'src/index.ts', code);
     const unit = chunks.find((c) => c.symbolRanges?.some((r) => r.name === 'WidgetBase'));

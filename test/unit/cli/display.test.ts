@@ -16,7 +16,7 @@ function match(over: Partial<CodeMatch> & { path: string; kind: string; symbol: 
   return {
     file: { path, language: 'python' },
     content: { chunk_id: symbol, content: `def ${symbol}():\n    pass\n`, line_range: [45, 67], language: 'python', kind, symbol, semantic_class: 'DEFINITION_CALLABLE', doc: '', signature: '', token_count: 9 },
-    span: [45, 67], name_range: { line: 45, column: 5, end_line: 45, end_column: 5 + symbol.length }, relevance_score: 0.856, score: 12.3, match_type: 'SYNTACTIC', related_symbols: [], explanation: [],
+    span: [45, 67], name_range: { line: 45, column: 5, end_line: 45, end_column: 5 + symbol.length }, relevance_score: 0.856, score: 12.3, match_type: 'SYNTACTIC', related_symbols: [], why: '', explanation: [],
     ...rest,
   };
 }

@@ -67,6 +67,12 @@ export interface CodeMatch {
   score: number;
   match_type: CodeMatchType;
   related_symbols: string[];
+  /**
+   * Why the result is here, in plain words for people (issue 19): "defines `parse`", "declares `Store.fetch`",
+   * "implements `Observer`", "contains "a phrase"", "matches 3 of 4 words (in its name)", "similar in meaning (no
+   * shared words)"; "documentation · …" and "… · test" mark documents and tests (search/why.ts).
+   */
+  why: string;
   /** One line per ranking effect: what it did, by how much, why. */
   explanation: string[];
   /**

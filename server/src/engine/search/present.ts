@@ -66,6 +66,7 @@ export function toCodeMatch(c: Candidate, relevance: number, explain: boolean, w
     score: Math.round(c.score * 10000) / 10000,
     match_type: matchTypeOf(c),
     related_symbols: related,
+    why: '',
     explanation: explain ? c.explanation : [],
     ...gitAndActivation(c),
     ...(explain ? { score_breakdown: scoreBreakdown(c, relevance, words) } : {}),

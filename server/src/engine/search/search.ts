@@ -19,6 +19,7 @@ import { declaredMember } from '../types';
 import { indexingWarning } from '../indexer/checkpoint';
 import { queryWords } from './breakdown';
 import { memberNameRange, relevances, toCodeMatch } from './present';
+import { whyOf } from './why';
 import { includeTestsFor } from './testScope';
 
 /** Seed 003 §6.4: git metadata older than a week may be stale. */
@@ -117,13 +118,14 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
   const words = queryWords(parsed.text);
   const relevance = relevances(top);
   const matches: CodeMatch[] = top.map((c, i) => toCodeMatch(c, relevance[i], options.explain !== false, words));
-  if (parsed.form === 'identifier') top.forEach((c, i) => {
-    const member = declaredMember(c.chunk!, parsed.text);
+  top.forEach((c, i) => {
+    const member = parsed.form === 'identifier' ? declaredMember(c.chunk!, parsed.text) : undefined;
     if (member) {
       matches[i].matched_symbol = member;
       // open at the member's own name (issue 18), not its container's
       matches[i].name_range = memberNameRange(c.chunk!, member) ?? matches[i].name_range;
     }
+    matches[i].why = whyOf(c, parsed, words, member);
   });
 
   const languages = [...new Set(matches.map((m) => m.file.language))].sort();

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { whyOf } from '../../../server/src/engine/search/why';
+import { parseQuery } from '../../../server/src/engine/ranking/query';
+import { queryWords } from '../../../server/src/engine/search/breakdown';
+import { chunk, candidate } from '../../support/chunks';
+
+const why = (query: string, c: ReturnType<typeof candidate>, member?: string) => whyOf(c, parseQuery(query), queryWords(parseQuery(query).text), member);
+
+describe('why a result is here, in plain words (issue 19)', () => {
+  const parse = chunk({ kind: 'function', name: 'parseConfig', path: 'src/config/load.ts', language: 'typescript', content: 'export function parseConfig(text: string) {\n  return yaml.parse(text);\n}' });
+  const caller = chunk({ kind: 'function', name: 'boot', path: 'src/boot.ts', language: 'typescript', content: 'function boot() {\n  const c = parseConfig(read());\n}' });
+  const lru = chunk({ kind: 'class', name: 'LruPolicy', conformances: ['EvictionPolicy'], path: 'src/lru.ts', language: 'typescript', content: 'class LruPolicy implements EvictionPolicy {}' });
+  const section = chunk({ kind: 'section', name: 'Configuration', path: 'README.md', language: 'markdown', content: '## Configuration\nThe config file is read at startup.' });
+
+  it('identifier queries: defines / declares a member / uses', () => {
+    assert.equal(why('parseConfig', candidate(parse, 1)), 'defines `parseConfig`');
+    assert.equal(why('parseConfig', { ...candidate(caller, 1), bm25: { score: 1, matches: [] } }), 'uses `parseConfig`');
+    assert.equal(why('fetch', candidate(caller, 1), 'Store.fetch'), 'declares `Store.fetch`');
+  });
+
+  it('implementations, directly and through another type', () => {
+    assert.equal(why('what implements EvictionPolicy', { ...candidate(lru, 1), conformsTo: 'EvictionPolicy' }), 'implements `EvictionPolicy`');
+    assert.equal(why('what implements EvictionPolicy', { ...candidate(lru, 1), conformsTo: 'EvictionPolicy', conformsVia: 'DescribedPolicy' }), 'implements `EvictionPolicy` through `DescribedPolicy`');
+  });
+
+  it('descriptions: how many of the content words it holds, and whether its name does; documents and tests marked', () => {
+    assert.equal(why('parse the config text', candidate(parse, 1)), 'matches all 3 words (in its name)');
+    assert.equal(why('parse the yaml settings file', candidate(parse, 1)), 'matches 2 of 4 words (in its name)');
+    assert.equal(why('when is the config file read', candidate(section, 1)), 'documentation · matches all 3 words');
+    assert.equal(why('zebra crossing', { ...candidate(parse, 1), dense: { similarity: 0.4, rank: 3 } }), 'similar in meaning (no shared words)');
+    const test = chunk({ kind: 'function', name: 'parsesConfig', path: 'test/config.test.ts', language: 'typescript', content: 'it("parses config", () => {})' });
+    assert.equal(why('parses config', candidate(test, 1)), 'matches all 2 words (in its name) · test');
+  });
+
+  it('a quoted phrase the unit contains', () => {
+    assert.equal(why('"yaml.parse" config', candidate(parse, 1)), 'contains "yaml.parse"');
+  });
+});
