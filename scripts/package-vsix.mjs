@@ -8,7 +8,16 @@
 // (only what scripts/build.mjs keeps external goes in, with its dependencies), source maps, TypeScript files and type
 // packages under node_modules, tree-sitter grammars Quarry has no language for, gpt-tokenizer's ESM/UMD copies,
 // sources and other encodings (the CommonJS o200k encoding is what runs), web-tree-sitter's debug build. LanceDB's
-// Linux library goes in stripped of its symbol table (--no-strip keeps it whole).
+// Linux library goes in stripped of its symbol table (--no-strip keeps it whole) and brotli-compressed (below).
+//
+// LanceDB's native library is most of the package, and deflate (a .vsix is a zip) shrinks it poorly: 168 -> 69 MB,
+// where brotli (quality 9, 16 MB window; Node's own zlib) gets 47 MB. So vsce never sees it: the library is added
+// after vsce as `<library>.br`, stored (not deflated again), with dist/packed-natives.json (its path, size and
+// sha256), and server/src/startup/unpackNatives.ts, the first import of every bundle, unpacks it on first start
+// (checked, atomically; a fallback folder when the extension folder is read-only). `--brotli-quality Q` (default 9;
+// 11 is 2 MB smaller and minutes slower) picks the level; the compressed copy is cached in node_modules/.cache/
+// quarry-packed by the library's sha256, so a second package of the same library does not compress again.
+// `--no-pack` ships the library as it is (deflated by zip, 20 MB larger).
 //
 // vsce: test/e2e/editor's copy when the end-to-end editor is installed, else @vscode/vsce at the same pinned version
 // installed once into node_modules/.cache/quarry-vsce (no 900 MB editor and no extra root devDependency needed).
@@ -24,8 +33,10 @@
 // optional packages first. --check unpacks the result and runs its CLI (index + search of test/fixtures/polyglot) and
 // its language server with the packaged node_modules alone; only meaningful for this machine's target.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -63,6 +74,9 @@ if (!spec) fail(`no .vsix for target "${target}": supported ${Object.keys(TARGET
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const out = opt('--out') ?? join(ROOT, `${pkg.name}-${target}-${pkg.version}.vsix`);
 const withOptional = argv.includes('--with-optional');
+const pack = !argv.includes('--no-pack');
+const brotliQuality = Number(opt('--brotli-quality') ?? 9);
+if (!Number.isInteger(brotliQuality) || brotliQuality < 0 || brotliQuality > 11) fail(`--brotli-quality must be 0-11, not ${opt('--brotli-quality')}`);
 
 /** The environment for a child npm without what an outer `npm run` exported (its prefix, user agent, lifecycle vars). */
 function cleanNpmEnv(env = process.env) {
@@ -173,6 +187,10 @@ for (const d of ['esm', 'dist', 'src', 'data', 'cjs/model', 'cjs/fixtures', ...[
 // parser.ts); the debug build and the C and TypeScript sources stay out.
 for (const d of ['debug', 'lib', 'src']) if (existsSync(join(NM, 'web-tree-sitter', d))) leaveOut.add(`node_modules/web-tree-sitter/${d}`);
 for (const d of readdirSync(join(NM, '@lancedb'))) if (d.startsWith('lancedb-') && d !== spec.lancedb) leaveOut.add(`node_modules/@lancedb/${d}`);
+// The target's LanceDB library is added after vsce (addNative: stripped, brotli-compressed), so vsce never compresses it.
+const nativeFile = readdirSync(lancedbDir).find((f) => f.endsWith('.node'));
+if (!nativeFile) fail(`node_modules/@lancedb/${spec.lancedb} has no .node library: reinstall it (npm ci)`);
+leaveOut.add(`node_modules/@lancedb/${spec.lancedb}/${nativeFile}`);
 if (existsSync(join(NM, '@img'))) for (const d of readdirSync(join(NM, '@img'))) if (d.startsWith('sharp-') && !spec.sharp.includes(d)) leaveOut.add(`node_modules/@img/${d}`);
 const ortBin = join(NM, 'onnxruntime-node', 'bin');
 if (existsSync(ortBin)) {
@@ -220,29 +238,72 @@ if (argv.includes('--dry-run')) {
   }
   for (const [k, v] of [...byDir].sort((a, b) => b[1] - a[1]).slice(0, 15)) say(`  ${(v / 1e6).toFixed(1).padStart(7)} MB  ${k}`);
   say(`${files.length} files, ${(bytes / 1e6).toFixed(0)} MB before compression (vsce ls exit ${ls.status})`);
+  say(`plus, added after vsce: @lancedb/${spec.lancedb}/${nativeFile} (${(statSync(join(lancedbDir, nativeFile)).size / 1e6).toFixed(0)} MB before stripping; ${pack ? 'brotli-compressed, unpacked on first start' : 'as it is, --no-pack'})`);
   process.exit(ls.status ?? 1);
 }
+/** Adds files to the zip `out`: `entries` relative to `cwd`, stored (`store`) or deflated at level 9. zip, else Python's zipfile. */
+function zipAdd(cwd, entries, store) {
+  const z = spawnSync('zip', ['-q', store ? '-0' : '-9', out, ...entries], { cwd, encoding: 'utf8' });
+  if (z.status === 0) return;
+  const py = `import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'a') as z:\n    for f in sys.argv[3:]: z.write(f, f, zipfile.ZIP_STORED if sys.argv[2] == '1' else zipfile.ZIP_DEFLATED, 9)\n`;
+  const p = spawnSync('python3', ['-c', py, out, store ? '1' : '0', ...entries], { cwd, encoding: 'utf8' });
+  if (p.status !== 0) fail(`could not add ${entries.join(', ')} to ${out}: zip: ${(z.stderr || z.error?.message || '').trim()}; python3: ${(p.stderr || p.error?.message || '').trim().slice(-300)}`);
+}
+
+/** Brotli at the packaging settings, cached by the input's sha256 (compressing 168 MB at quality 9 takes 1-2 minutes). */
+function brotli(file, sha256) {
+  const cacheDir = join(NM, '.cache', 'quarry-packed');
+  const cached = join(cacheDir, `${sha256}.q${brotliQuality}.w24.br`);
+  if (existsSync(cached)) return { path: cached, seconds: 0 };
+  const t = Date.now();
+  const data = readFileSync(file);
+  const packed = brotliCompressSync(data, {
+    params: { [zlibConstants.BROTLI_PARAM_QUALITY]: brotliQuality, [zlibConstants.BROTLI_PARAM_LGWIN]: 24, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: data.length },
+  });
+  mkdirSync(cacheDir, { recursive: true });
+  writeFileSync(`${cached}.${process.pid}.tmp`, packed);
+  renameSync(`${cached}.${process.pid}.tmp`, cached);
+  return { path: cached, seconds: (Date.now() - t) / 1000 };
+}
+
 /**
- * LanceDB's Linux library ships with its symbol table (.symtab/.strtab, 34 MB of 202 MB): `strip --strip-unneeded`
- * drops it and keeps the dynamic symbols Node loads it by (a Rust panic's backtrace then shows addresses instead of
- * function names). The stripped copy replaces the entry in the .vsix (`zip`), node_modules is left as it is. Only for
- * ELF targets with GNU strip and zip on PATH; --check then loads the packaged copy. `--no-strip` keeps it whole.
+ * LanceDB's library, left out of vsce's run, goes in here. On Linux it ships with its symbol table (.symtab/.strtab,
+ * 34 MB of 202 MB): `strip --strip-unneeded` drops it and keeps the dynamic symbols Node loads it by (a Rust panic's
+ * backtrace then shows addresses instead of function names); only for ELF targets with GNU strip on PATH,
+ * `--no-strip` keeps it whole. Then it is brotli-compressed and stored as `<library>.br` with dist/packed-natives.json
+ * (server/src/startup/packedNatives.ts unpacks it on first start), or with `--no-pack` added as it is (deflated).
+ * node_modules is left as it is; --check then loads the packaged copy.
  */
-function stripNative() {
-  if (argv.includes('--no-strip') || !target.startsWith('linux-') && !target.startsWith('alpine-')) return;
-  const has = (cmd) => spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0;
-  if (!has('strip') || !has('zip')) return say('not stripping the LanceDB library: strip or zip is not on PATH');
-  const file = readdirSync(lancedbDir).find((f) => f.endsWith('.node'));
-  if (!file) return;
-  const stage = mkdtempSync(join(tmpdir(), 'quarry-strip-'));
+function addNative() {
+  const src = join(lancedbDir, nativeFile);
+  const rel = `node_modules/@lancedb/${spec.lancedb}/${nativeFile}`;
+  const stage = mkdtempSync(join(tmpdir(), 'quarry-native-'));
   try {
-    const rel = join('extension', 'node_modules', '@lancedb', spec.lancedb, file);
-    mkdirSync(dirname(join(stage, rel)), { recursive: true });
-    const s = spawnSync('strip', ['--strip-unneeded', '-o', join(stage, rel), join(lancedbDir, file)], { encoding: 'utf8' });
-    if (s.status !== 0) return say(`not stripping the LanceDB library (strip: ${(s.stderr || s.error?.message || '').trim().slice(0, 200)}); it goes in whole`);
-    const z = spawnSync('zip', ['-q', out, rel], { cwd: stage, encoding: 'utf8' });
-    if (z.status !== 0) fail(`zip could not replace ${rel} in ${out}: ${z.stderr}`);
-    say(`stripped @lancedb/${spec.lancedb}/${file}: ${(statSync(join(lancedbDir, file)).size / 1e6).toFixed(0)} -> ${(statSync(join(stage, rel)).size / 1e6).toFixed(0)} MB`);
+    const lib = join(stage, 'extension', rel);
+    mkdirSync(dirname(lib), { recursive: true });
+    const elf = target.startsWith('linux-') || target.startsWith('alpine-');
+    const strip = !argv.includes('--no-strip') && elf ? spawnSync('strip', ['--strip-unneeded', '-o', lib, src], { encoding: 'utf8' }) : undefined;
+    if (strip && strip.status !== 0) say(`not stripping the LanceDB library (strip: ${(strip.stderr || strip.error?.message || '').trim().slice(0, 200)}); it goes in whole`);
+    if (strip?.status === 0) say(`stripped @lancedb/${spec.lancedb}/${nativeFile}: ${(statSync(src).size / 1e6).toFixed(0)} -> ${(statSync(lib).size / 1e6).toFixed(0)} MB`);
+    else copyFileSync(src, lib);
+    if (!pack) {
+      zipAdd(stage, [`extension/${rel}`], false);
+      return say(`added @lancedb/${spec.lancedb}/${nativeFile} as it is (--no-pack)`);
+    }
+    const data = readFileSync(lib);
+    const sha256 = createHash('sha256').update(data).digest('hex');
+    const br = brotli(lib, sha256);
+    copyFileSync(br.path, `${lib}.br`);
+    const packedSize = statSync(`${lib}.br`).size;
+    const manifest = { version: 1, files: [{ path: rel, packed: `${rel}.br`, codec: 'brotli', size: data.length, sha256, env: 'NAPI_RS_NATIVE_LIBRARY_PATH' }] };
+    mkdirSync(join(stage, 'extension', 'dist'), { recursive: true });
+    writeFileSync(join(stage, 'extension', 'dist', 'packed-natives.json'), JSON.stringify(manifest, null, 2) + '\n');
+    zipAdd(stage, [`extension/${rel}.br`], true);
+    zipAdd(stage, ['extension/dist/packed-natives.json'], false);
+    say(
+      `packed @lancedb/${spec.lancedb}/${nativeFile}: ${(data.length / 1e6).toFixed(1)} -> ${(packedSize / 1e6).toFixed(1)} MB ` +
+        `(brotli quality ${brotliQuality}, ${br.seconds ? `${br.seconds.toFixed(0)} s` : 'cached'}; sha256 ${sha256.slice(0, 16)}...), unpacked on first start`,
+    );
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
@@ -256,7 +317,7 @@ const r = spawnSync(vsce, ['package', '--no-rewrite-relative-links', '--allow-mi
 });
 rmSync(dirname(ignoreFile), { recursive: true, force: true });
 if (r.status !== 0) fail(`vsce package failed (exit ${r.status ?? r.signal})`);
-stripNative();
+addNative();
 say(`${out}: ${(statSync(out).size / 1e6).toFixed(0)} MB in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
 /**
@@ -287,7 +348,8 @@ async function checkLanguageServer(ext, ws, env) {
   try {
     await conn.sendRequest('initialize', { processId: process.pid, rootUri: uri, workspaceFolders: [{ uri, name: 'ws' }], capabilities: { workspace: { symbol: {} } }, initializationOptions: { indexOnStart: true, mcp: { http: true } } });
     await conn.sendNotification('initialized', {});
-    const timer = new Promise((_, rej) => setTimeout(() => rej(new Error(`the packaged language server did not get ready in 180 s (states: ${seen.join(' ')}); stderr: ${stderr}`)), 180_000));
+    // unref'd: a pending 180 s timer kept the script alive for 3 minutes after the check had passed
+    const timer = new Promise((_, rej) => setTimeout(() => rej(new Error(`the packaged language server did not get ready in 180 s (states: ${seen.join(' ')}); stderr: ${stderr}`)), 180_000).unref());
     await Promise.race([isReady, timer]);
     const found = await conn.sendRequest('codeSearch/find', { query: 'ChunkStore', limit: 1 });
     const symbols = await conn.sendRequest('workspace/symbol', { query: 'ChunkStore' });
@@ -297,11 +359,33 @@ async function checkLanguageServer(ext, ws, env) {
     await conn.sendRequest('shutdown');
     await conn.sendNotification('exit');
     say(`check: the packaged language server indexed the fixture (${seen.join(' -> ')}), answered codeSearch/find and workspace/symbol and served MCP at ${endpoints[0].url}`);
+    return stderr;
   } finally {
     conn.dispose();
     setTimeout(() => child.kill('SIGKILL'), 5000).unref();
   }
 }
+/** `quarry mcp` (stdio) from the unpacked package, as an agent starts it: find_code must answer. Returns its stderr. */
+async function checkMcp(ext, ws, env) {
+  const req = createRequire(join(ROOT, 'package.json'));
+  const { Client } = req('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = req('@modelcontextprotocol/sdk/client/stdio.js');
+  const transport = new StdioClientTransport({ command: process.execPath, args: [join(ext, 'dist', 'cli.js'), 'mcp', '--project', ws], env, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => (stderr = (stderr + d).slice(-3000)));
+  const client = new Client({ name: 'quarry-package-check', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    const r = await client.callTool({ name: 'find_code', arguments: { query: 'ChunkStore', max_results: 1 } });
+    const top = r.structuredContent?.matches?.[0];
+    if (top?.file?.path !== 'ios/ChunkStore.swift') fail(`the packaged \`quarry mcp\` did not find ChunkStore: ${JSON.stringify(top ?? r).slice(0, 300)}; stderr: ${stderr}`);
+    say('check: the packaged `quarry mcp` (stdio) answered find_code');
+  } finally {
+    await client.close();
+  }
+  return stderr;
+}
+
 if (argv.includes('--check')) {
   if (target !== hostTarget()) fail(`--check runs the packaged CLI, so it needs a ${target} machine (this is ${hostTarget()})`);
   const dir = mkdtempSync(join(tmpdir(), 'quarry-vsix-check-'));
@@ -312,13 +396,72 @@ if (argv.includes('--check')) {
     const ws = join(dir, 'ws');
     cpSync(join(ROOT, 'test', 'fixtures', 'polyglot'), ws, { recursive: true });
     const env = { ...process.env, NODE_PATH: '', LANCEDB_LOG: 'error', QUARRY_CONFIG_HOME: join(dir, 'no-user-config') };
-    const cli = (args) => execFileSync(process.execPath, [join(ext, 'dist', 'cli.js'), ...args], { cwd: dir, env, encoding: 'utf8' });
-    cli(['index', '--project', ws, '--quiet']);
-    const res = JSON.parse(cli(['search', 'ChunkStore', '--project', ws, '--limit', '1', '--output-format', 'json']));
+    delete env.NAPI_RS_NATIVE_LIBRARY_PATH;
+    delete env.QUARRY_NATIVE_DIR;
+    const cliRun = (args, extEnv = env, prefix = []) => {
+      const argv0 = [...prefix, process.execPath, join(ext, 'dist', 'cli.js'), ...args];
+      const r = spawnSync(argv0[0], argv0.slice(1), { cwd: dir, env: extEnv, encoding: 'utf8', maxBuffer: 1 << 26 });
+      if (r.status !== 0) fail(`the packaged CLI failed: quarry ${args.join(' ')} (exit ${r.status ?? r.signal}):\n${`${r.stdout}\n${r.stderr}`.slice(-2000)}`);
+      return r;
+    };
+    // The packed library: absent from its place until the first start unpacks it there (checked against the manifest).
+    const lib = join(ext, 'node_modules', '@lancedb', spec.lancedb, nativeFile);
+    const manifest = pack ? JSON.parse(readFileSync(join(ext, 'dist', 'packed-natives.json'), 'utf8')) : undefined;
+    if (pack && (existsSync(lib) || !existsSync(`${lib}.br`))) fail(`the .vsix should hold ${nativeFile}.br and not ${nativeFile} (found: ${readdirSync(dirname(lib)).join(', ')})`);
+    const t1 = Date.now();
+    const first = cliRun(['index', '--project', ws, '--quiet']);
+    if (pack) {
+      const unpacked = /first start: unpacked (\S+) .* in ([\d.]+) s/.exec(first.stderr);
+      if (!unpacked) fail(`the first start did not unpack the LanceDB library: ${first.stderr.slice(-1500)}`);
+      const sha = createHash('sha256').update(readFileSync(lib)).digest('hex');
+      if (sha !== manifest.files[0].sha256) fail(`the unpacked ${lib} has sha256 ${sha}, the manifest says ${manifest.files[0].sha256}`);
+      say(`check: the first start (quarry index, ${((Date.now() - t1) / 1000).toFixed(1)} s in all) unpacked ${unpacked[1]} in ${unpacked[2]} s, sha256 as recorded`);
+    }
+    const libStat = existsSync(lib) ? statSync(lib) : undefined;
+    const noUnpackAgain = (who, stderr) => {
+      const now = statSync(lib);
+      if (/first start: unpacked/.test(stderr) || now.ino !== libStat.ino || now.mtimeMs !== libStat.mtimeMs) fail(`${who} unpacked the LanceDB library again: ${stderr.slice(-1000)}`);
+    };
+    const search = cliRun(['search', 'ChunkStore', '--project', ws, '--limit', '1', '--output-format', 'json']);
+    const res = JSON.parse(search.stdout);
     if (res.matches?.[0]?.file?.path !== 'ios/ChunkStore.swift') fail(`the packaged CLI did not find ChunkStore: ${JSON.stringify(res.matches?.[0] ?? res).slice(0, 300)}`);
+    if (pack) noUnpackAgain('the second start (quarry search)', search.stderr);
     const wsLsp = join(dir, 'ws-lsp');
     cpSync(join(ROOT, 'test', 'fixtures', 'polyglot'), wsLsp, { recursive: true });
-    await checkLanguageServer(ext, wsLsp, env);
+    const lspStderr = await checkLanguageServer(ext, wsLsp, env);
+    if (pack) noUnpackAgain('the language server', lspStderr);
+    const mcpStderr = await checkMcp(ext, ws, env);
+    if (pack) noUnpackAgain('quarry mcp', mcpStderr);
+    if (pack) say('check: the CLI search, the language server and `quarry mcp` found the library unpacked and did not unpack it again');
+    // A read-only extension folder: the library goes to QUARRY_NATIVE_DIR and LanceDB loads it from there through
+    // NAPI_RS_NATIVE_LIBRARY_PATH. As root, the CLI runs without the capabilities that bypass file permissions.
+    const asRoot = process.getuid?.() === 0;
+    const drop = '-dac_override,-dac_read_search,-fowner';
+    if (pack && process.platform === 'linux' && (!asRoot || spawnSync('setpriv', ['--version'], { stdio: 'ignore' }).status === 0)) {
+      const ro = join(dir, 'ro');
+      const unzipRo = spawnSync('unzip', ['-q', out, 'extension/*', '-d', ro], { stdio: 'inherit' });
+      if (unzipRo.error || unzipRo.status !== 0) execFileSync('python3', ['-m', 'zipfile', '-e', out, ro], { stdio: 'inherit' });
+      execFileSync('chmod', ['-R', 'a-w', join(ro, 'extension')]);
+      const cache = join(dir, 'native-cache');
+      const roRun = spawnSync(asRoot ? 'setpriv' : process.execPath, [...(asRoot ? [`--bounding-set=${drop}`, `--inh-caps=${drop}`, process.execPath] : []), join(ro, 'extension', 'dist', 'cli.js'), 'search', 'ChunkStore', '--project', ws, '--limit', '1', '--output-format', 'json'], {
+        cwd: dir,
+        env: { ...env, QUARRY_NATIVE_DIR: cache },
+        encoding: 'utf8',
+      });
+      execFileSync('chmod', ['-R', 'u+w', join(ro, 'extension')]);
+      const where = /first start: unpacked \S+ .* to (\S+) in/.exec(roRun.stderr)?.[1] ?? '';
+      const found = (() => {
+        try {
+          return JSON.parse(roRun.stdout).matches?.[0]?.file?.path;
+        } catch {
+          return undefined;
+        }
+      })();
+      if (roRun.status !== 0 || found !== 'ios/ChunkStore.swift' || !where.startsWith(cache)) {
+        fail(`a read-only extension folder: the library was not unpacked to QUARRY_NATIVE_DIR and loaded from there (exit ${roRun.status}, unpacked to "${where}"):\n${`${roRun.stdout}\n${roRun.stderr}`.slice(-2000)}`);
+      }
+      say(`check: with the extension folder read-only, the library was unpacked to ${where} and LanceDB loaded it from there (NAPI_RS_NATIVE_LIBRARY_PATH)`);
+    }
     if (withOptional) {
       execFileSync(process.execPath, ['-e', "require('@lancedb/lancedb'); require('onnxruntime-node'); require('@huggingface/transformers')"], { cwd: ext, env, stdio: 'inherit' });
       say(`check: the packaged CLI indexed and searched the fixture; LanceDB, onnxruntime-node and transformers load from the .vsix (${ext})`);

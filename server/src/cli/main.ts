@@ -9,6 +9,8 @@
  *
  * Exit codes: 0 success (also when a search finds nothing), 1 runtime error, 2 invalid usage.
  */
+// First: a packaged extension unpacks its compressed native libraries before anything requires LanceDB.
+import '../startup/unpackNatives';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
 import { stringify as toYaml } from 'yaml';

@@ -7,6 +7,8 @@
  */
 process.env.LANCEDB_LOG ??= 'error';
 
+// First: a packaged extension unpacks its compressed native libraries before anything requires LanceDB.
+import '../startup/unpackNatives';
 import { inspect } from 'node:util';
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { startLanguageServer } from './server';

@@ -4,6 +4,8 @@
  * no SSE stream; GET/DELETE answer 405). Guards, in order: path (404), Host/Origin against DNS rebinding (403),
  * bearer token (401), method (405), concurrency (429), body size (413), JSON (400).
  */
+// First: a packaged extension unpacks its compressed native libraries before anything requires LanceDB.
+import '../startup/unpackNatives';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes, timingSafeEqual } from 'node:crypto';

@@ -11,6 +11,8 @@
  * indexes on its own start (another `quarry mcp`, `quarry serve`) does not follow edits: then this process refreshes
  * the index once, incrementally, under the lock. Exits when the client closes stdin.
  */
+// First: a packaged extension unpacks its compressed native libraries before anything requires LanceDB.
+import '../startup/unpackNatives';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { warmUp } from '../engine/search/warmUp';
 import { Engine } from '../engine/engine';
