@@ -304,7 +304,14 @@ export class Engine {
         // the checkpoint names the generation before its folder exists: a kill leaves nothing unnamed
         checkpoint = new CheckpointWriter(this.quarryDir, this.root, settingsHash, undefined, name);
         markLockRebuild(this.quarryDir);
-        pending = await openPendingGeneration(this.quarryDir, name);
+        try {
+          pending = await openPendingGeneration(this.quarryDir, name);
+        } catch (e) {
+          // nothing was written to it yet (a full disk, most likely): leave nothing behind
+          removeGeneration(this.quarryDir, name);
+          checkpoint.complete();
+          throw e;
+        }
         options = { ...options, full: true };
       } else {
         checkpoint = new CheckpointWriter(this.quarryDir, this.root, settingsHash);
@@ -322,6 +329,16 @@ export class Engine {
         this.notes = [];
       }
       return summary;
+    } catch (e) {
+      // a rebuild that ran out of disk space gives the space back at once: its partial generation goes (the current one
+      // answers as before; the error names the cause)
+      const cause = environmentCause(e);
+      if (pending && this.generation !== pending.generation && (cause === 'ENOSPC' || cause === 'EDQUOT')) {
+        await pending.store.close().catch(() => undefined);
+        removeGeneration(this.quarryDir, pending.generation.name);
+        checkpoint?.complete();
+      }
+      throw e;
     } finally {
       // an interrupted or failed rebuild leaves its generation for the next run (which resumes or removes it)
       if (pending && this.generation !== pending.generation) await pending.store.close().catch(() => undefined);

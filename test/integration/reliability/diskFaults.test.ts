@@ -4,7 +4,7 @@
  * bypasses chmod, so permissions alone would prove nothing). Needs root and mount(8): without them the suite fails with the reason (CI runs as root).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, openSync, writeSync, closeSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, writeSync, closeSync, rmSync, writeFileSync, statSync, truncateSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { CLI, tempDir, removeDir } from '../../support/workspace';
@@ -118,6 +118,28 @@ describe('reliability: disk full and read-only index (issue 20)', function () {
     } finally {
       remount(mnt, 'rw');
     }
+  });
+
+  it('disk full during `index --full`: the rebuild fails naming the cause, leaves no partial generation behind, and the old index answers in full', () => {
+    const answer = searchJson(root, 'parse configuration file').paths;
+    assert.ok(answer.length >= 6);
+    const filler = fill(mnt);
+    // room for the start of a new generation, not for all of it
+    truncateSync(filler, statSync(filler).size - 16 * 1024);
+    const ix = cli(['index', '-p', root, '--full', '-q']);
+    assert.equal(ix.status, 1, `${ix.stdout}\n${ix.stderr}`);
+    assert.match(ix.stderr, /No space left on device while .*: free disk space and run the command again/);
+    const generations = existsSync(join(q, 'generations')) ? readdirSync(join(q, 'generations')) : [];
+    assert.deepEqual(generations, [], 'the partial generation was removed at once');
+    assert.ok(!existsSync(join(q, 'current.json')) && !existsSync(join(q, 'index_checkpoint.json')));
+    const s = searchJson(root, 'parseConfig2');
+    assert.equal(s.run.status, 0, s.run.stderr);
+    assert.equal(s.paths[0], 'src/config2.ts');
+    assert.deepEqual(s.warnings, []);
+    assert.deepEqual(searchJson(root, 'parse configuration file').paths, answer, 'the old index answers in full');
+    rmSync(filler);
+    assert.equal(cli(['index', '-p', root, '--full', '-q']).status, 0);
+    assert.ok(existsSync(join(q, 'current.json')), 'with room again, the rebuild switches');
   });
 
   it('read-only file system: quarry mcp (which would own the index) serves find_code from it as a reader', async () => {
