@@ -118,7 +118,10 @@ function skippedLines(r: SkippedRecord): string[] {
     const i = NOTABLE_FIRST.indexOf(reason);
     return i < 0 ? NOTABLE_FIRST.length : i;
   };
-  const files = [...r.files].sort((a, b) => rank(a.reason) - rank(b.reason) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // Quarry's own folder is never a file the user expected in the index
+  const files = r.files
+    .filter((f) => f.path !== '.quarry' && !f.path.startsWith('.quarry/'))
+    .sort((a, b) => rank(a.reason) - rank(b.reason) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const total = files.length + (r.notListed ?? 0);
   const out = ['', `Skipped files (${total}, last whole-workspace run ${r.at}; unknown extensions only counted):`];
   for (const f of files.slice(0, STATUS_SKIPPED_SHOWN)) out.push(`  ${printable(f.path)}  ${f.reason}${f.detail ? ` (${printable(f.detail)})` : ''}`);

@@ -29,5 +29,9 @@ describe('quarry status text', () => {
     assert.doesNotMatch(text, /more; `quarry status --json`/);
     assert.match(text, /Notes:\n {2}- a full rebuild did not finish/);
     assert.doesNotMatch(formatStatus(status(), undefined, null), /Skipped files/);
+    // Quarry's own folder is not listed
+    const own = formatStatus(status(), undefined, { at: 'x', byReason: {}, files: [{ path: '.quarry', reason: 'excluded', detail: 'built-in exclusion' }, { path: 'big.ts', reason: 'too-large' }], notListed: 0 });
+    assert.match(own, /Skipped files \(1,/);
+    assert.doesNotMatch(own, /^ {2}\.quarry/m);
   });
 });
