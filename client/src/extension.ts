@@ -99,6 +99,23 @@ export function activate(context: vscode.ExtensionContext): QuarryApi {
     return `index kept fresh by ${who} (pid ${o.pid}); this editor reads it`;
   };
 
+  /** The files the folder's last index run skipped: a summary row, then the notable ones by name (Enter opens one). */
+  const SKIPPED_SHOWN = 10;
+  const skippedItems = (f: FolderStatus): Array<vscode.QuickPickItem & { action?: () => unknown }> => {
+    const sk = f.skipped;
+    if (!sk || sk.total === 0) return [];
+    const reasons = Object.entries(sk.byReason).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r} ${n}`);
+    const rows: Array<vscode.QuickPickItem & { action?: () => unknown }> = [{ label: '$(blank) skipped files', description: `${sk.total}${reasons.length ? ` · ${reasons.join(', ')}` : ''}` }];
+    const notable = sk.files.filter((x) => x.notable).slice(0, SKIPPED_SHOWN);
+    for (const x of notable) {
+      const uri = vscode.Uri.joinPath(vscode.Uri.parse(f.uri), ...x.path.split('/'));
+      rows.push({ label: `$(blank) $(circle-slash) ${x.path}`, description: `${x.reason}${x.detail ? ` (${x.detail})` : ''}`, action: () => vscode.commands.executeCommand('vscode.open', uri) });
+    }
+    const more = sk.files.filter((x) => x.notable).length - notable.length;
+    if (more > 0) rows.push({ label: '$(blank) …', description: `${more} more; \`quarry status\` in a terminal lists them` });
+    return rows;
+  };
+
   // The index status in a QuickPick that opens at once (busy until the server answers); never the Output panel.
   const showStatus = async () => {
     const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { action?: () => unknown }>();
@@ -114,7 +131,7 @@ export function activate(context: vscode.ExtensionContext): QuarryApi {
       { label: '$(output) Show Log', description: 'the Quarry output channel', action: () => output.show(true) },
     ];
     qp.onDidAccept(() => {
-      const pick = qp.activeItems[0] as (typeof actions)[number] | undefined;
+      const pick = qp.activeItems[0] as (vscode.QuickPickItem & { action?: () => unknown }) | undefined;
       qp.hide();
       void pick?.action?.();
     });
@@ -141,7 +158,9 @@ export function activate(context: vscode.ExtensionContext): QuarryApi {
         const langs = Object.entries(st.chunksByLanguage).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`);
         if (langs.length) items.push({ label: `$(blank) languages`, description: langs.join(', ') });
         for (const p of st.problems) items.push({ label: '$(blank) $(warning) problem', description: withoutModelIds(p) });
+        for (const n of st.notes ?? []) items.push({ label: '$(blank) $(info) note', description: withoutModelIds(n) });
       }
+      items.push(...skippedItems(f));
       if (f.mcp) items.push({ label: '$(blank) MCP (Streamable HTTP)', description: `${f.mcp.url} · bearer token: "Quarry: Copy MCP Config for Agents"` });
     }
     if (!items.length) items.push({ label: 'No workspace folder is open' });

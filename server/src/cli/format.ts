@@ -4,6 +4,7 @@ import type { EngineIndexSummary } from '../engine/engine';
 import type { HealthReport } from '../engine/health';
 import type { IndexStatus } from '../engine/engine';
 import type { SkippedRecord } from '../engine/indexer/indexer';
+import { skippedForPeople } from '../engine/indexer/skippedReport';
 import { CHUNK_TYPE_GROUPS } from '../engine/ranking/query';
 import { formatSearchTable, nameLocation, printable, terminalDisplay } from './display';
 
@@ -109,20 +110,9 @@ export function formatIndexSummary(s: EngineIndexSummary, totalByKind?: Record<s
 
 /** How many skipped files the text status names (`quarry status --json` lists them all). */
 export const STATUS_SKIPPED_SHOWN = 20;
-/** Reasons that usually mean a file the user expected in the index: listed first. */
-const NOTABLE_FIRST = ['unreadable', 'too-large', 'binary', 'minified', 'symlink-loop', 'symlink-outside-workspace', 'secret'];
-
 /** The skipped files of the last whole-workspace run: the notable reasons first, then by path; capped. */
 function skippedLines(r: SkippedRecord): string[] {
-  const rank = (reason: string) => {
-    const i = NOTABLE_FIRST.indexOf(reason);
-    return i < 0 ? NOTABLE_FIRST.length : i;
-  };
-  // Quarry's own folder is never a file the user expected in the index
-  const files = r.files
-    .filter((f) => f.path !== '.quarry' && !f.path.startsWith('.quarry/'))
-    .sort((a, b) => rank(a.reason) - rank(b.reason) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const total = files.length + (r.notListed ?? 0);
+  const { files, total } = skippedForPeople(r);
   const out = ['', `Skipped files (${total}, last whole-workspace run ${r.at}; unknown extensions only counted):`];
   for (const f of files.slice(0, STATUS_SKIPPED_SHOWN)) out.push(`  ${printable(f.path)}  ${f.reason}${f.detail ? ` (${printable(f.detail)})` : ''}`);
   if (total > STATUS_SKIPPED_SHOWN) out.push(`  … and ${total - STATUS_SKIPPED_SHOWN} more; \`quarry status --json\` lists all`);

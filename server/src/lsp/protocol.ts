@@ -82,6 +82,8 @@ export interface FolderStatus {
    * then this server only reads the index. Null when nobody does.
    */
   owner?: { kind: 'lsp' | 'serve' | 'mcp'; pid: number; thisProcess: boolean; mcpUrl: string | null } | null;
+  /** The files the last whole-workspace run skipped (path and reason); null before any such run. */
+  skipped?: FolderSkipped | null;
 }
 
 /**
@@ -104,7 +106,26 @@ export interface FolderIndexStatus {
   indexing: { pid: number; host: string; startedAt: string } | null;
   /** Problems found when opening the index (it will be rebuilt by the next index run). */
   problems: string[];
+  /** Facts worth knowing that are not problems (an interrupted full rebuild: the previous index still answers). */
+  notes?: string[];
 }
+
+/** The skipped files of the folder's last whole-workspace index run, in showing order (notable reasons first). */
+export interface FolderSkipped {
+  /** When that run ended (ISO). */
+  at: string;
+  /** Every skipped file, those not listed by name included. */
+  total: number;
+  byReason: Record<string, number>;
+  /**
+   * The first ones (at most `SKIPPED_SENT`), notable reasons first; `notable`: a reason that usually means a file the
+   * user expected in the index (unreadable, too large, binary, minified, symlinks, secrets), not an ignore rule.
+   */
+  files: Array<{ path: string; reason: string; detail?: string; notable: boolean }>;
+}
+
+/** How many skipped files `codeSearch/status` names per folder. */
+export const SKIPPED_SENT = 50;
 
 /** One workspace folder's MCP endpoint: `url` (http://127.0.0.1:PORT/mcp) with `Authorization: Bearer <token>`. */
 export interface McpEndpoint {

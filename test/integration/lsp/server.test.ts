@@ -66,6 +66,8 @@ describe('LSP server (stdio, real process)', function () {
   before(async () => {
     root = copyFixture('polyglot');
     noEmbeddingConfig(root);
+    // a binary file with a code extension: skipped, and named in codeSearch/status (issue 20)
+    writeFileSync(join(root, 'web', 'blob.ts'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 1, 2, 3, 0, 0]));
     client = LspTestClient.spawn();
     serverLog = () => client.logs.join('\n') + '\n' + client.stderr;
     initResult = (await client.initialize([root])) as typeof initResult;
@@ -167,6 +169,11 @@ describe('LSP server (stdio, real process)', function () {
     assert.equal(f.status.exists, true);
     assert.ok(f.status.files >= 10, `files: ${f.status.files}`);
     assert.ok(f.status.chunks > f.status.files);
+    // the skipped files of the last run, notable reasons first, without Quarry's own folder
+    const skipped = (f as unknown as { skipped: { total: number; files: Array<{ path: string; reason: string; notable: boolean }> } }).skipped;
+    assert.ok(skipped && skipped.total >= 1, JSON.stringify(skipped));
+    assert.deepEqual(skipped.files[0], { path: 'web/blob.ts', reason: 'binary', detail: skipped.files[0].detail, notable: true });
+    assert.ok(!skipped.files.some((x) => x.path.startsWith('.quarry')));
   });
 
   it('workspace/symbol: exact first, prefix, camel-hump', async () => {

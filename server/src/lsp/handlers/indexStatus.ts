@@ -4,10 +4,12 @@
  */
 import type { CancellationToken } from 'vscode-languageserver';
 import { readOwner } from '../../engine/indexer/owner';
+import { readSkippedRecord } from '../../engine/indexer/indexer';
+import { isNotableSkip, skippedForPeople } from '../../engine/indexer/skippedReport';
 import type { ServerContext } from '../context';
 import { selectFolders } from '../folder';
 import { indexFolder } from '../indexRuns';
-import type { FolderIndexStatus, FolderStatus, ReindexParams, ReindexResult, StatusResult } from '../protocol';
+import { SKIPPED_SENT, type FolderIndexStatus, type FolderSkipped, type FolderStatus, type ReindexParams, type ReindexResult, type StatusResult } from '../protocol';
 import { checkCancel } from '../requestGuard';
 
 export async function folderStatus(ctx: ServerContext, _params: unknown, token: CancellationToken): Promise<StatusResult> {
@@ -23,6 +25,12 @@ export async function folderStatus(ctx: ServerContext, _params: unknown, token: 
       }
     }
     const owner = f.engine ? readOwner(f.engine.quarryDir) : undefined;
+    const record = f.engine ? readSkippedRecord(f.engine.quarryDir) : undefined;
+    let skipped: FolderSkipped | null = null;
+    if (record) {
+      const { files, total } = skippedForPeople(record);
+      skipped = { at: record.at, total, byReason: record.byReason, files: files.slice(0, SKIPPED_SENT).map((x) => ({ path: x.path, reason: x.reason, ...(x.detail ? { detail: x.detail } : {}), notable: isNotableSkip(x.reason) })) };
+    }
     out.push({
       uri: f.uri,
       name: f.name,
@@ -35,6 +43,7 @@ export async function folderStatus(ctx: ServerContext, _params: unknown, token: 
       owner: owner?.alive
         ? { kind: owner.kind, pid: owner.pid, thisProcess: f.ownership?.owned === true && owner.pid === process.pid, mcpUrl: owner.mcpUrl ?? null }
         : null,
+      skipped,
     });
   }
   return { folders: out };
