@@ -16,6 +16,8 @@ import { countTokens } from '../engine/tokenize/tokenCount';
 import { knownLanguageIds } from '../engine/languages';
 import { QueryError } from '../engine/ranking/query';
 import { describeOwner, readOwner } from '../engine/indexer/owner';
+import { readSkippedRecord } from '../engine/indexer/indexer';
+import { isNotableSkip, skippedForPeople } from '../engine/indexer/skippedReport';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Schemas
@@ -115,6 +117,9 @@ const symbolSchema = z.object({
 });
 const findSymbolOutput = z.object({ symbols: z.array(symbolSchema), total: z.number().int() });
 
+/** How many skipped files `index_status` names. */
+const SKIPPED_NAMED = 50;
+
 const indexStatusOutput = z.object({
   root: z.string(),
   index_exists: z.boolean(),
@@ -130,6 +135,16 @@ const indexStatusOutput = z.object({
   indexing_in_progress: z.boolean(),
   indexing: z.object({ pid: z.number(), host: z.string(), started_at: z.string() }).nullable(),
   problems: z.array(z.string()),
+  notes: z.array(z.string()).describe('Facts that are not problems, e.g. an interrupted full rebuild (the previous index still answers)'),
+  skipped: z
+    .object({
+      at: z.string(),
+      total: z.number().int(),
+      by_reason: z.object({}).catchall(z.number()),
+      files: z.array(z.object({ path: z.string(), reason: z.string(), detail: z.string().optional() })),
+    })
+    .nullable()
+    .describe(`The files the last whole-workspace index run skipped: the total, counts by reason, and the first ${SKIPPED_NAMED} by path, reasons that usually matter first (unreadable, too-large, binary, minified, symlinks, secret)`),
   owner: z
     .object({
       kind: z.enum(['lsp', 'serve', 'mcp']),
@@ -470,6 +485,8 @@ export function registerQuarryTools(server: McpServer, engine: Engine, options: 
       try {
         const s = await engine.status();
         const owner = readOwner(engine.quarryDir);
+        const record = readSkippedRecord(engine.quarryDir);
+        const shown = record ? skippedForPeople(record) : undefined;
         const out = {
           root: s.root,
           index_exists: s.exists,
@@ -484,6 +501,11 @@ export function registerQuarryTools(server: McpServer, engine: Engine, options: 
           indexing_in_progress: s.indexing !== null,
           indexing: s.indexing ? { pid: s.indexing.pid, host: s.indexing.host, started_at: s.indexing.startedAt } : null,
           problems: s.problems,
+          notes: s.notes,
+          skipped:
+            record && shown
+              ? { at: record.at, total: shown.total, by_reason: record.byReason, files: shown.files.slice(0, SKIPPED_NAMED).map((f) => ({ path: f.path, reason: f.reason, ...(f.detail ? { detail: f.detail } : {}) })) }
+              : null,
           owner: owner
             ? { kind: owner.kind, pid: owner.pid, host: owner.host, started_at: owner.startedAt, alive: owner.alive, this_process: owner.pid === process.pid, mcp_url: owner.mcpUrl ?? null }
             : null,
@@ -494,6 +516,10 @@ export function registerQuarryTools(server: McpServer, engine: Engine, options: 
           `Indexing in progress: ${s.indexing ? `yes (since ${s.indexing.startedAt}, pid ${s.indexing.pid})` : 'no'}`,
           `Owner: ${owner ? `${describeOwner(owner)}${owner.pid === process.pid ? ', this process' : ''}${owner.alive ? '' : ' (gone: the next process to start takes over)'}` : 'none'}`,
           ...s.problems.map((p) => `Problem: ${p}`),
+          ...s.notes.map((n) => `Note: ${n}`),
+          ...(shown && shown.total
+            ? [`Skipped files: ${shown.total}`, ...shown.files.filter((f) => isNotableSkip(f.reason)).slice(0, 10).map((f) => `  ${f.path}: ${f.reason}${f.detail ? ` (${f.detail})` : ''}`)]
+            : []),
         ];
         return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: out };
       } catch (e) {

@@ -170,7 +170,7 @@ describe('LSP server (stdio, real process)', function () {
     assert.ok(f.status.files >= 10, `files: ${f.status.files}`);
     assert.ok(f.status.chunks > f.status.files);
     // the skipped files of the last run, notable reasons first, without Quarry's own folder
-    const skipped = (f as unknown as { skipped: { total: number; files: Array<{ path: string; reason: string; notable: boolean }> } }).skipped;
+    const skipped = (f as unknown as { skipped: { total: number; files: Array<{ path: string; reason: string; detail?: string; notable: boolean }> } }).skipped;
     assert.ok(skipped && skipped.total >= 1, JSON.stringify(skipped));
     assert.deepEqual(skipped.files[0], { path: 'web/blob.ts', reason: 'binary', detail: skipped.files[0].detail, notable: true });
     assert.ok(!skipped.files.some((x) => x.path.startsWith('.quarry')));

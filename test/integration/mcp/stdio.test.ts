@@ -118,6 +118,10 @@ describe('MCP over stdio (real SDK client, real server process)', function () {
     assert.ok(s.chunks > s.files);
     assert.ok(s.last_indexed);
     assert.equal(s.indexing_in_progress, false);
+    // the skipped files of that run and the notes are part of the answer (Quarry's own folder never listed)
+    const more = s as unknown as { notes: string[]; skipped: { total: number; files: Array<{ path: string }> } | null };
+    assert.ok(Array.isArray(more.notes));
+    assert.ok(more.skipped === null || !more.skipped.files.some((f) => f.path.startsWith('.quarry')), JSON.stringify(more.skipped));
   });
 
   it('find_code: an identifier returns its defining chunk first, with every FR-014b field', async () => {
