@@ -13,7 +13,7 @@
 import { promises as fs, readFileSync, existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { FIELDS, Field, LexicalDoc, Segment, termKey } from './segment';
+import { advance, FIELDS, Field, LexicalDoc, Segment, termKey, WINDOW, WINDOW_SHIFT } from './segment';
 import { Bm25Params, idf, tfWeight } from '../../retrieval/bm25';
 
 const MANIFEST = 'manifest.json';
@@ -133,7 +133,7 @@ export class LexicalIndex {
       } catch (e) {
         throw new LexicalIndexCorruptError(`lexical segment ${entry.name}: ${(e as Error).message}`);
       }
-      for (const ord of entry.deleted) if (ord < seg.docCount) seg.deleted[ord] = 1;
+      for (const ord of entry.deleted) if (ord < seg.docCount) seg.markDeleted(ord);
       segments.push(seg);
     }
     this.segments = segments;
@@ -195,7 +195,7 @@ export class LexicalIndex {
       const list = this.byPath.get(path);
       if (list) {
         for (const [seg, d] of list) {
-          seg.deleted[d] = 1;
+          seg.markDeleted(d);
           this.liveDocs--;
           for (let f = 0; f < FIELDS.length; f++) this.lenSums[f] -= seg.fieldLength(d, f);
           removed++;
@@ -260,7 +260,7 @@ export class LexicalIndex {
 
   /** Discards every document (used by a full rebuild); takes effect on commit. */
   clear(): void {
-    for (const seg of this.segments) seg.deleted.fill(1);
+    for (const seg of this.segments) seg.markAllDeleted();
     this.pending = [];
     this.byPath.clear();
     this.liveDocs = 0;
@@ -311,54 +311,382 @@ export class LexicalIndex {
     let df = 0;
     for (const seg of this.segments) {
       const t = seg.findTerm(key);
-      if (t < 0) continue;
-      for (let p = seg.termStarts[t]; p < seg.termStarts[t + 1]; p++) if (!seg.deleted[seg.postDocs[p]]) df++;
+      if (t >= 0) df += seg.liveDf(t);
     }
     return df;
   }
 
   /**
-   * BM25 over the fields: score(D) = Σ_terms weight · IDF_field(t) · tfWeight(tf, |D|_field, avgdl_field).
-   * Returns the best `limit` hits (optionally filtered by path) with per-term explanations.
+   * The query's distinct (field, token) terms that some live document contains, in the order of their first
+   * occurrence (the order scores are summed in), with their weights summed, document frequency, IDF and term
+   * index per segment (-1 where absent).
    */
-  search(terms: readonly QueryTerm[], limit: number, params: Bm25Params, accept?: (path: string) => boolean): { hits: LexicalHit[]; matched: number } {
-    const N = this.liveDocs;
-    if (!N || !terms.length) return { hits: [], matched: 0 };
-    // Merge duplicate (field, token) pairs.
+  private termStats(terms: readonly QueryTerm[]): TermStat[] {
     const merged = new Map<string, QueryTerm>();
     for (const q of terms) {
       const k = termKey(q.field, q.token);
       const prev = merged.get(k);
       merged.set(k, prev ? { ...prev, weight: prev.weight + q.weight } : { ...q });
     }
-    const scores = this.segments.map((s) => new Float64Array(s.docCount));
-    const touched = this.segments.map(() => [] as number[]);
-    const stats: Array<{ q: QueryTerm; idf: number; df: number; termIdx: number[] }> = [];
+    const N = this.liveDocs;
+    const stats: TermStat[] = [];
     for (const [key, q] of merged) {
       if (q.weight <= 0) continue;
       const termIdx = this.segments.map((s) => s.findTerm(key));
       let df = 0;
       this.segments.forEach((seg, si) => {
-        const t = termIdx[si];
-        if (t < 0) return;
-        for (let p = seg.termStarts[t]; p < seg.termStarts[t + 1]; p++) if (!seg.deleted[seg.postDocs[p]]) df++;
+        if (termIdx[si] >= 0) df += seg.liveDf(termIdx[si]);
       });
       if (!df) continue;
-      const termIdf = idf(N, df);
       const fi = FIELDS.indexOf(q.field);
-      const avg = this.lenSums[fi] / N;
+      stats.push({ q, idf: idf(N, df), df, termIdx, fi, avg: this.lenSums[fi] / N });
+    }
+    return stats;
+  }
+
+  /**
+   * The hits with their per-term explanations, computed the way scores are (the same products). Term frequencies
+   * are read with one forward pass per segment and term over the hits in document order.
+   */
+  private explain(stats: readonly TermStat[], best: ReadonlyArray<{ si: number; d: number; score: number }>, params: Bm25Params): LexicalHit[] {
+    const tfs = best.map(() => new Uint32Array(stats.length));
+    const bySegment = new Map<number, number[]>();
+    best.forEach((h, i) => {
+      const list = bySegment.get(h.si);
+      if (list) list.push(i);
+      else bySegment.set(h.si, [i]);
+    });
+    for (const [si, hits] of bySegment) {
+      const seg = this.segments[si];
+      hits.sort((a, b) => best[a].d - best[b].d);
+      stats.forEach((s, j) => {
+        const t = s.termIdx[si];
+        if (t < 0) return;
+        let p = seg.termStarts[t];
+        const end = seg.termStarts[t + 1];
+        for (const h of hits) {
+          p = advance(seg.postDocs, p, end, best[h].d);
+          if (p >= end) break;
+          if (seg.postDocs[p] === best[h].d) tfs[h][j] = seg.postTfs[p];
+        }
+      });
+    }
+    return best.map(({ si, d, score }, h) => {
+      const seg = this.segments[si];
+      const matches: TermMatch[] = [];
+      stats.forEach((s, j) => {
+        const tf = tfs[h][j];
+        if (!tf) return;
+        const contribution = s.q.weight * s.idf * tfWeight(tf, seg.fieldLength(d, s.fi), s.avg, params);
+        matches.push({ field: s.q.field, token: s.q.token, tf, df: s.df, idf: s.idf, contribution });
+      });
+      matches.sort((a, b) => b.contribution - a.contribution);
+      return { id: seg.docId(d), path: seg.docPath(d), score, matches };
+    });
+  }
+
+  /**
+   * BM25 over the fields: score(D) = Σ_terms weight · IDF_field(t) · tfWeight(tf, |D|_field, avgdl_field).
+   * Returns the best `limit` hits (optionally filtered by path), ordered by score then id, with per-term
+   * explanations: exactly the hits, scores and explanations of `searchExhaustive`.
+   *
+   * MaxScore (Turtle & Flood 1995) with block-max bounds, document at a time within each segment, one top k
+   * across segments. Each term's score is bounded by weight · IDF · its largest tf factor, in the segment and in
+   * each window of WINDOW documents (see `Segment.windowBounds`). With the terms sorted by their segment bound,
+   * those whose bounds together stay under the k-th best score so far cannot bring a document into the top k
+   * alone: they are "non-essential", and only documents holding an essential term are visited. Window by window,
+   * the window's bounds skip it whole or leave fewer terms essential there; a non-essential term is looked up in
+   * a visited document only while the bounds can still lift it into the top k. A document is set aside only when
+   * its bound is below the k-th score by a relative margin (1e-9) far above floating-point error, so ties and
+   * near-ties are always scored in full, and every score that enters the top k is summed over the terms in the
+   * query's order, as the reference does.
+   *
+   * `matched` counts the live, accepted documents that contain any query term. It is exact when the pass never
+   * pruned (e.g. when at most `limit` documents match) and in segments no larger than COUNT_SAMPLE (segment.ts).
+   * Otherwise, once pruning starts in a segment, the filter is asked only about documents that may enter the
+   * top k, and the count is estimated from a fixed sample of the segment's documents: the visited documents
+   * (counted exactly) times the share of visited sample documents the filter accepts, plus the unvisited matches
+   * of the sample scaled to the segment. Its cost does not grow with the index; the benchmark reports its error.
+   */
+  search(terms: readonly QueryTerm[], limit: number, params: Bm25Params, accept?: (path: string) => boolean): { hits: LexicalHit[]; matched: number } {
+    const N = this.liveDocs;
+    if (!N || !terms.length) return { hits: [], matched: 0 };
+    if (!(limit >= 1)) return this.searchExhaustive(terms, limit, params, accept);
+    const stats = this.termStats(terms);
+    if (!stats.length) return { hits: [], matched: 0 };
+    const top = new TopK(Math.floor(limit), this.segments);
+    let matched = 0;
+    for (let si = 0; si < this.segments.length; si++) matched += this.searchSegment(si, stats, top, params, accept);
+    const best = top.sorted();
+    matched = Math.min(N, Math.max(matched, best.length));
+    return { hits: this.explain(stats, best, params), matched };
+  }
+
+  /** MaxScore over one segment (see `search`): offers its documents to `top`, returns its (estimated) match count. */
+  private searchSegment(si: number, stats: readonly TermStat[], top: TopK, params: Bm25Params, accept?: (path: string) => boolean): number {
+    const seg = this.segments[si];
+    const js: number[] = [];
+    for (let j = 0; j < stats.length; j++) if (stats[j].termIdx[si] >= 0 && seg.liveDf(stats[j].termIdx[si]) > 0) js.push(j);
+    const n = js.length;
+    if (!n) return 0;
+    const wb = js.map((j) => seg.windowBounds(stats[j].termIdx[si], stats[j].fi, stats[j].avg, params));
+    const bounds = js.map((j, i) => stats[j].q.weight * stats[j].idf * wb[i].max);
+    // Per term, by ascending bound (position `pos`): bound prefix sums, cursor, its document, end, field, weight · IDF,
+    // avgdl, term index, window bounds and a cursor in them.
+    const order = js.map((_, i) => i).sort((a, b) => bounds[a] - bounds[b] || a - b);
+    const pre = new Float64Array(n);
+    const cur = new Int32Array(n);
+    const curDoc = new Uint32Array(n);
+    const end = new Int32Array(n);
+    const field = new Int32Array(n);
+    const wIdf = new Float64Array(n);
+    const avg = new Float64Array(n);
+    const termOf = new Int32Array(n);
+    const windowsOf: Uint32Array[] = [];
+    const windowBoundsOf: Float64Array[] = [];
+    const wcur = new Int32Array(n);
+    /** Sorted position of the i-th present term in query order. */
+    const posOf = new Int32Array(n);
+    const { postDocs, postTfs, deleted } = seg;
+    order.forEach((i, pos) => {
+      const s = stats[js[i]];
+      const t = s.termIdx[si];
+      pre[pos] = (pos ? pre[pos - 1] : 0) + bounds[i];
+      cur[pos] = seg.termStarts[t];
+      curDoc[pos] = postDocs[cur[pos]];
+      end[pos] = seg.termStarts[t + 1];
+      field[pos] = s.fi;
+      wIdf[pos] = s.q.weight * s.idf;
+      avg[pos] = s.avg;
+      termOf[pos] = t;
+      windowsOf.push(wb[i].windows);
+      windowBoundsOf.push(wb[i].bounds);
+      posOf[i] = pos;
+    });
+    const nf = FIELDS.length;
+    const lens = seg.fieldLengths;
+    const acceptPath = accept ? new Int8Array(seg.pathCount) : undefined; // 0 unknown, 1 yes, 2 no
+    const accepted = (d: number): boolean => {
+      if (!acceptPath || !accept) return true;
+      const p = seg.docPathIndex(d);
+      if (!acceptPath[p]) acceptPath[p] = accept(seg.pathAt(p)) ? 1 : 2;
+      return acceptPath[p] === 1;
+    };
+
+    let threshold = top.threshold * PRUNE_MARGIN;
+    let e = 0; // terms at positions [0, e) are non-essential in the whole segment
+    while (e < n && pre[e] < threshold) e++;
+    // Which documents were visited, for the match count: from document visitFrom[k] on, those holding a term at
+    // positions [visitAt[k], n) (until the next entry).
+    const visitFrom = [0];
+    const visitAt = [e];
+    // Until the pass prunes, every match is visited and counted exactly (the filter asked about each); from
+    // `lazyFrom` on, the filter is asked only about documents that may enter the top k, and the count estimated.
+    let lazyFrom = e > 0 ? 0 : NO_DOC;
+    const visitedFrom = (d: number, at: number) => {
+      if (at > 0 && lazyFrom === NO_DOC) lazyFrom = d;
+      if (visitAt[visitAt.length - 1] === at) return;
+      if (visitFrom[visitFrom.length - 1] === d) visitAt[visitAt.length - 1] = at;
+      else {
+        visitFrom.push(d);
+        visitAt.push(at);
+      }
+    };
+    let visitedAccepted = 0;
+    let visitedLazily = 0;
+    let lazyAsked = 0;
+    let lazyAccepted = 0;
+    const scratch = windowScratch(n);
+    const { partial, state, docStamp, contrib, termStamp, windowPre } = scratch;
+    const touched = scratch.touched;
+    // Window by window (WINDOW documents, aligned): from the terms' bounds in the window, skip it whole or split
+    // its terms into essential and not; accumulate the essential terms' postings in it term at a time, then
+    // complete each document they touched (non-essential terms) or set it aside, in document order.
+    for (;;) {
+      let first = NO_DOC;
+      for (let i = e; i < n; i++) if (curDoc[i] < first) first = curDoc[i];
+      if (first === NO_DOC) break;
+      const w = first >>> WINDOW_SHIFT;
+      const lo = w << WINDOW_SHIFT;
+      const hi = lo + WINDOW;
+      let sumBound = 0;
+      for (let i = 0; i < n; i++) {
+        const ws = windowsOf[i];
+        let c = wcur[i];
+        while (c < ws.length && ws[c] < w) c++;
+        wcur[i] = c;
+        if (c < ws.length && ws[c] === w) sumBound += wIdf[i] * windowBoundsOf[i][c];
+        windowPre[i] = sumBound;
+      }
+      let ew = e;
+      while (ew < n && windowPre[ew] < threshold) ew++;
+      if (ew < n) {
+        visitedFrom(lo, ew);
+        const lazy = lo >= lazyFrom;
+        const win = ++scratch.stamp;
+        let count = 0;
+        for (let i = ew; i < n; i++) {
+          let p = cur[i];
+          const pe = end[i];
+          for (; p < pe; p++) {
+            const d = postDocs[p];
+            if (d >= hi) break;
+            const x = d - lo;
+            if (docStamp[x] !== win) {
+              docStamp[x] = win;
+              touched[count++] = x;
+              partial[x] = 0;
+              state[x] = deleted[d] || (!lazy && !accepted(d)) ? 0 : 1;
+            }
+            if (!state[x]) continue;
+            const c = wIdf[i] * tfWeight(postTfs[p], lens[d * nf + field[i]], avg[i], params);
+            contrib[x * n + i] = c;
+            termStamp[x * n + i] = win;
+            partial[x] += c;
+          }
+          cur[i] = p;
+          curDoc[i] = p < pe ? postDocs[p] : NO_DOC;
+        }
+        // In document order: a crowded window is read off its stamps, a sparse one sorted.
+        if (count > WINDOW / 16) {
+          count = 0;
+          for (let x = 0; x < WINDOW; x++) if (docStamp[x] === win) touched[count++] = x;
+        } else touched.subarray(0, count).sort();
+        for (let k = 0; k < count; k++) {
+          const x = touched[k];
+          if (!state[x]) continue;
+          if (lazy) visitedLazily++;
+          else visitedAccepted++;
+          const d = lo + x;
+          let sum = partial[x];
+          let cut = false;
+          for (let i = ew - 1; i >= 0; i--) {
+            if (sum + windowPre[i] < threshold) {
+              cut = true;
+              break;
+            }
+            if (curDoc[i] < d) {
+              const p = advance(postDocs, cur[i], end[i], d);
+              cur[i] = p;
+              curDoc[i] = p < end[i] ? postDocs[p] : NO_DOC;
+            }
+            if (curDoc[i] !== d) continue;
+            const c = wIdf[i] * tfWeight(postTfs[cur[i]], lens[d * nf + field[i]], avg[i], params);
+            contrib[x * n + i] = c;
+            termStamp[x * n + i] = win;
+            sum += c;
+          }
+          if (cut) continue;
+          if (lazy) {
+            lazyAsked++;
+            if (!accepted(d)) continue;
+            lazyAccepted++;
+          }
+          // The score as the reference sums it: term by term in query order.
+          let score = 0;
+          for (let q = 0; q < n; q++) {
+            const at = x * n + posOf[q];
+            if (termStamp[at] === win) score += contrib[at];
+          }
+          if (top.offer(score, si, d)) {
+            const next = top.threshold * PRUNE_MARGIN;
+            if (next > threshold) {
+              threshold = next;
+              while (e < n && pre[e] < threshold) e++;
+            }
+          }
+        }
+      } else visitedFrom(lo, n); // no document of the window can reach the top k
+      // Past the window: the terms not read through in it (essential in the segment, not in the window).
+      for (let i = e; i < n; i++) {
+        if (curDoc[i] < hi) {
+          const p = advance(postDocs, cur[i], end[i], hi);
+          cur[i] = p;
+          curDoc[i] = p < end[i] ? postDocs[p] : NO_DOC;
+        }
+      }
+      visitedFrom(hi, e);
+    }
+    if (lazyFrom === NO_DOC) return visitedAccepted;
+    const est = this.estimateUnvisited(seg, termOf, visitFrom, visitAt, lazyFrom, accepted);
+    // The share of lazily visited documents the filter accepts: from the sample, else from the documents asked.
+    const share = est.visitedSampled ? est.visitedAccepted / est.visitedSampled : lazyAsked ? lazyAccepted / lazyAsked : 1;
+    return visitedAccepted + Math.round(visitedLazily * share) + est.unvisited;
+  }
+
+  /**
+   * What a pruned pass over `seg` leaves to estimate, from the segment's sample documents (all of its documents
+   * when it is no larger than the sample): the live, accepted documents it did not visit (holding only terms
+   * that were non-essential when the pass went by; scaled to the segment), and among the live sample documents
+   * it visited from `lazyFrom` on (where the filter was asked only about documents that could enter the top k),
+   * how many the filter accepts. `termOf`: the terms by position; `visitFrom`/`visitAt`: see `searchSegment`.
+   */
+  private estimateUnvisited(
+    seg: Segment, termOf: Int32Array, visitFrom: number[], visitAt: number[], lazyFrom: number, accepted: (d: number) => boolean,
+  ): { unvisited: number; visitedSampled: number; visitedAccepted: number } {
+    const n = termOf.length;
+    const bits = Array.from(termOf, (t) => seg.sampleBits(t));
+    const samples = seg.sampleCount;
+    let k = 0;
+    let skipped = 0;
+    let visitedSampled = 0;
+    let visitedAccepted = 0;
+    for (let w = 0; w * 32 < samples; w++) {
+      const top = Math.min(samples, w * 32 + 32);
+      const first = seg.sampleDoc(w * 32);
+      const last = seg.sampleDoc(top - 1);
+      while (k + 1 < visitFrom.length && visitFrom[k + 1] <= first) k++;
+      // Per sample of the word: visited (holds a term then essential), or holds only other terms.
+      let visited = 0;
+      let other = 0;
+      if (k + 1 < visitFrom.length && visitFrom[k + 1] <= last) {
+        // The boundary moves within these 32 samples: one sample at a time.
+        for (let j = w * 32; j < top; j++) {
+          while (k + 1 < visitFrom.length && visitFrom[k + 1] <= seg.sampleDoc(j)) k++;
+          const from = visitAt[k];
+          const bit = 1 << (j & 31);
+          for (let i = from; i < n; i++) visited |= bits[i][w] & bit;
+          for (let i = 0; i < from; i++) other |= bits[i][w] & bit;
+        }
+      } else {
+        const from = visitAt[k];
+        for (let i = from; i < n; i++) visited |= bits[i][w];
+        for (let i = 0; i < from; i++) other |= bits[i][w];
+      }
+      for (let m = other & ~visited; m; m &= m - 1) {
+        const d = seg.sampleDoc(w * 32 + (31 - Math.clz32(m & -m)));
+        if (!seg.deleted[d] && accepted(d)) skipped++;
+      }
+      if (last < lazyFrom) continue;
+      for (let m = visited; m; m &= m - 1) {
+        const d = seg.sampleDoc(w * 32 + (31 - Math.clz32(m & -m)));
+        if (d < lazyFrom || seg.deleted[d]) continue;
+        visitedSampled++;
+        if (accepted(d)) visitedAccepted++;
+      }
+    }
+    return { unvisited: Math.round((skipped * seg.docCount) / samples), visitedSampled, visitedAccepted };
+  }
+
+  /** The reference: scores every posting of every term (tests and the benchmark compare `search` with it). */
+  searchExhaustive(terms: readonly QueryTerm[], limit: number, params: Bm25Params, accept?: (path: string) => boolean): { hits: LexicalHit[]; matched: number } {
+    const N = this.liveDocs;
+    if (!N || !terms.length) return { hits: [], matched: 0 };
+    const stats = this.termStats(terms);
+    const scores = this.segments.map((s) => new Float64Array(s.docCount));
+    const touched = this.segments.map(() => [] as number[]);
+    for (const s of stats) {
       this.segments.forEach((seg, si) => {
-        const t = termIdx[si];
+        const t = s.termIdx[si];
         if (t < 0) return;
         const sc = scores[si];
         for (let p = seg.termStarts[t]; p < seg.termStarts[t + 1]; p++) {
           const d = seg.postDocs[p];
           if (seg.deleted[d]) continue;
           if (sc[d] === 0) touched[si].push(d);
-          sc[d] += q.weight * termIdf * tfWeight(seg.postTfs[p], seg.fieldLength(d, fi), avg, params);
+          sc[d] += s.q.weight * s.idf * tfWeight(seg.postTfs[p], seg.fieldLength(d, s.fi), s.avg, params);
         }
       });
-      stats.push({ q, idf: termIdf, df, termIdx });
     }
     const candidates: Array<{ si: number; d: number; score: number }> = [];
     this.segments.forEach((seg, si) => {
@@ -367,23 +695,163 @@ export class LexicalIndex {
         candidates.push({ si, d, score: scores[si][d] });
       }
     });
-    candidates.sort((a, b) => b.score - a.score || (this.segments[a.si].docId(a.d) < this.segments[b.si].docId(b.d) ? -1 : 1));
-    const hits = candidates.slice(0, limit).map(({ si, d, score }) => {
-      const seg = this.segments[si];
-      const matches: TermMatch[] = [];
-      for (const s of stats) {
-        const t = s.termIdx[si];
-        if (t < 0) continue;
-        const tf = seg.tfOf(t, d);
-        if (!tf) continue;
-        const fi = FIELDS.indexOf(s.q.field);
-        const contribution = s.q.weight * s.idf * tfWeight(tf, seg.fieldLength(d, fi), this.lenSums[fi] / N, params);
-        matches.push({ field: s.q.field, token: s.q.token, tf, df: s.df, idf: s.idf, contribution });
-      }
-      matches.sort((a, b) => b.contribution - a.contribution);
-      return { id: seg.docId(d), path: seg.docPath(d), score, matches };
-    });
+    candidates.sort((a, b) => b.score - a.score || compareDocs(this.segments, a.si, a.d, b.si, b.d));
+    const hits = this.explain(stats, candidates.slice(0, limit), params);
     return { hits, matched: candidates.length };
+  }
+}
+
+interface TermStat {
+  q: QueryTerm;
+  idf: number;
+  df: number;
+  /** Term index per segment, -1 where absent. */
+  termIdx: number[];
+  /** Index of the field in FIELDS. */
+  fi: number;
+  /** Average length of the field over live documents. */
+  avg: number;
+}
+
+/** A document is set aside only when its score bound is below the k-th score times this (see `search`). */
+const PRUNE_MARGIN = 1 - 1e-9;
+const NO_DOC = 0xffffffff;
+
+/** Per-window working arrays, shared by every search (searches are synchronous), grown to the most terms seen. */
+interface WindowScratch {
+  /** Last window number handed out; a stamp equal to the current window marks an entry as written in it. */
+  stamp: number;
+  /** Per window document (document − window start): its essential terms' partial score, 1 if live and accepted, stamp. */
+  partial: Float64Array;
+  state: Uint8Array;
+  docStamp: Int32Array;
+  /** Window documents touched, in the order first seen. */
+  touched: Int32Array;
+  /** Per (window document, term position): contribution and stamp. */
+  contrib: Float64Array;
+  termStamp: Int32Array;
+  /** Per term position: prefix sums of the terms' bounds in the current window. */
+  windowPre: Float64Array;
+}
+
+let scratch: WindowScratch | undefined;
+
+function windowScratch(terms: number): WindowScratch {
+  if (!scratch || scratch.contrib.length < WINDOW * terms || scratch.stamp > 0x3fffffff) {
+    const width = Math.max(terms, scratch ? scratch.contrib.length / WINDOW : 0, 16);
+    scratch = {
+      stamp: 0,
+      partial: new Float64Array(WINDOW),
+      state: new Uint8Array(WINDOW),
+      docStamp: new Int32Array(WINDOW),
+      touched: new Int32Array(WINDOW),
+      contrib: new Float64Array(WINDOW * width),
+      termStamp: new Int32Array(WINDOW * width),
+      windowPre: new Float64Array(width),
+    };
+  }
+  return scratch;
+}
+
+/** Ties on score are broken by id, then (for the same id twice) by segment and ordinal. */
+function compareDocs(segments: readonly Segment[], sa: number, da: number, sb: number, db: number): number {
+  const a = segments[sa].docId(da);
+  const b = segments[sb].docId(db);
+  if (a !== b) return a < b ? -1 : 1;
+  return sa - sb || da - db;
+}
+
+/**
+ * The best k (score, document) pairs: a binary heap whose root is the worst kept entry (lowest score; on equal
+ * scores, the greatest id). Ids are decoded only when scores tie.
+ */
+class TopK {
+  private readonly score: number[] = [];
+  private readonly si: number[] = [];
+  private readonly d: number[] = [];
+  private readonly id: Array<string | undefined> = [];
+
+  constructor(
+    private readonly k: number,
+    private readonly segments: readonly Segment[],
+  ) {}
+
+  /** The score a document must reach to enter (0 until k documents are kept). */
+  get threshold(): number {
+    return this.score.length < this.k ? 0 : this.score[0];
+  }
+
+  private idOf(i: number): string {
+    return (this.id[i] ??= this.segments[this.si[i]].docId(this.d[i]));
+  }
+
+  /** Whether entry i ranks below entry j (score, then id, then segment and ordinal). */
+  private worse(i: number, j: number): boolean {
+    if (this.score[i] !== this.score[j]) return this.score[i] < this.score[j];
+    const a = this.idOf(i);
+    const b = this.idOf(j);
+    if (a !== b) return a > b;
+    return this.si[i] - this.si[j] > 0 || (this.si[i] === this.si[j] && this.d[i] > this.d[j]);
+  }
+
+  private swap(i: number, j: number): void {
+    for (const arr of [this.score, this.si, this.d, this.id] as unknown[][]) [arr[i], arr[j]] = [arr[j], arr[i]];
+  }
+
+  /** Keeps (score, si, d) if it ranks among the best k; returns whether the k-th best score rose. */
+  offer(score: number, si: number, d: number): boolean {
+    const size = this.score.length;
+    if (size < this.k) {
+      this.score.push(score);
+      this.si.push(si);
+      this.d.push(d);
+      this.id.push(undefined);
+      for (let i = size; i > 0; ) {
+        const parent = (i - 1) >> 1;
+        if (!this.worse(i, parent)) break;
+        this.swap(i, parent);
+        i = parent;
+      }
+      return size + 1 === this.k;
+    }
+    if (score < this.score[0]) return false;
+    const before = this.score[0];
+    // Compare with the root as a candidate at the end of the arrays, without keeping it there.
+    this.score.push(score);
+    this.si.push(si);
+    this.d.push(d);
+    this.id.push(undefined);
+    const better = this.worse(0, size);
+    if (!better) {
+      this.score.pop();
+      this.si.pop();
+      this.d.pop();
+      this.id.pop();
+      return false;
+    }
+    this.swap(0, size);
+    this.score.pop();
+    this.si.pop();
+    this.d.pop();
+    this.id.pop();
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let w = i;
+      if (l < size && this.worse(l, w)) w = l;
+      if (r < size && this.worse(r, w)) w = r;
+      if (w === i) break;
+      this.swap(i, w);
+      i = w;
+    }
+    return this.score[0] > before;
+  }
+
+  /** The kept entries, best first. */
+  sorted(): Array<{ score: number; si: number; d: number }> {
+    const idx = this.score.map((_, i) => i);
+    idx.sort((a, b) => (this.worse(a, b) ? 1 : this.worse(b, a) ? -1 : 0));
+    return idx.map((i) => ({ score: this.score[i], si: this.si[i], d: this.d[i] }));
   }
 }
 

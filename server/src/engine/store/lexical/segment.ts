@@ -16,6 +16,7 @@
  * Terms are sorted by JavaScript string order, and lookups compare decoded strings the same way.
  */
 import { crc32 } from 'node:zlib';
+import { Bm25Params, tfWeight } from '../../retrieval/bm25';
 
 export const FIELDS = ['name', 'symbols', 'ident', 'body', 'path', 'stem'] as const;
 export type Field = (typeof FIELDS)[number];
@@ -60,9 +61,54 @@ class StringTable {
   }
 }
 
+/**
+ * Documents of a segment sampled (evenly spaced, the same ones for every query) to estimate how many documents
+ * match a query beyond those a pruned search enumerated; a segment no larger is sampled whole (exact counts).
+ */
+export const COUNT_SAMPLE = 1024;
+
+/** Documents per window of score bounds (see `Segment.windowBounds`) and of a pruned search's traversal. */
+export const WINDOW_SHIFT = 9;
+export const WINDOW = 1 << WINDOW_SHIFT;
+/** Score bounds are computed for avgdl × this, and recomputed once avgdl leaves [bound avgdl / AVG_SLACK², bound avgdl]. */
+const AVG_SLACK = 1.02;
+/** Memory for cached score bounds per segment. */
+const BOUND_BYTES = 8 * 1024 * 1024;
+
+/** A term's score bounds in one segment (see `Segment.windowBounds`). */
+export interface WindowBounds {
+  k1: number;
+  b: number;
+  /** The average field length they were computed for. */
+  avg: number;
+  /** The largest tf factor of the term in the segment. */
+  max: number;
+  /** Windows holding postings of the term, ascending, and the largest tf factor in each. */
+  windows: Uint32Array;
+  bounds: Float64Array;
+}
+
+/** Entries of each per-segment query cache (term lookups, live document frequencies, score bounds, sample bits) before it is emptied. */
+const CACHE_ENTRIES = 8192;
+
 export class Segment {
-  /** Set by the index: 1 where a document has been deleted since the segment was written. */
+  /**
+   * 1 where a document has been deleted since the segment was written. Read freely; change it only through
+   * `markDeleted`/`markAllDeleted`, which keep the cached live document frequencies right.
+   */
   readonly deleted: Uint8Array;
+  private deletedDocs = 0;
+  /** The deleted ordinals in ascending order, rebuilt when needed after a deletion. */
+  private deletedSorted: Uint32Array | undefined = new Uint32Array(0);
+  /** term key → term index (or -1), so a repeated query term is not binary-searched through decoded strings again. */
+  private readonly lookups = new Map<string, number>();
+  /** term index → postings of live documents (reset whenever a document is deleted). */
+  private readonly liveDfs = new Map<number, number>();
+  /** term index → its score bounds per window (see `windowBounds`), and their size in bytes. */
+  private readonly bounds = new Map<number, WindowBounds>();
+  private boundBytes = 0;
+  /** term index → which sample documents hold it (see `sampleBits`). */
+  private readonly samples = new Map<number, Uint32Array>();
 
   private constructor(
     readonly name: string,
@@ -86,6 +132,39 @@ export class Segment {
     return this.docPathIdx.length;
   }
 
+  /** Documents not deleted. */
+  get liveCount(): number {
+    return this.docPathIdx.length - this.deletedDocs;
+  }
+
+  markDeleted(doc: number): void {
+    if (this.deleted[doc]) return;
+    this.deleted[doc] = 1;
+    this.deletedDocs++;
+    this.deletedSorted = undefined;
+    this.liveDfs.clear();
+  }
+
+  markAllDeleted(): void {
+    this.deleted.fill(1);
+    this.deletedDocs = this.docCount;
+    this.deletedSorted = undefined;
+    this.liveDfs.clear();
+  }
+
+  /** Distinct paths of the segment's documents; `docPathIndex(d)` indexes them. */
+  get pathCount(): number {
+    return this.paths.length;
+  }
+
+  pathAt(i: number): string {
+    return this.paths[i];
+  }
+
+  docPathIndex(d: number): number {
+    return this.docPathIdx[d];
+  }
+
   get termCount(): number {
     return this.terms.length;
   }
@@ -102,12 +181,28 @@ export class Segment {
     return this.terms.get(t);
   }
 
+  /** docCount × FIELDS.length token counts (document-major), for loops that read many. */
+  get fieldLengths(): Uint32Array {
+    return this.fieldLens;
+  }
+
   fieldLength(doc: number, fieldIndex: number): number {
     return this.fieldLens[doc * FIELDS.length + fieldIndex];
   }
 
-  /** Index of a term key in the dictionary, or -1 (binary search in JavaScript string order). */
+  /** Index of a term key in the dictionary, or -1 (remembered: see `lookups`). */
   findTerm(key: string): number {
+    let t = this.lookups.get(key);
+    if (t === undefined) {
+      t = this.searchTerm(key);
+      if (this.lookups.size >= CACHE_ENTRIES) this.lookups.clear();
+      this.lookups.set(key, t);
+    }
+    return t;
+  }
+
+  /** Binary search of the dictionary in JavaScript string order. */
+  private searchTerm(key: string): number {
     let lo = 0;
     let hi = this.terms.length - 1;
     while (lo <= hi) {
@@ -118,6 +213,120 @@ export class Segment {
       else hi = mid - 1;
     }
     return -1;
+  }
+
+  /**
+   * Postings of term index `t` whose document is not deleted (cached until the next deletion). With few
+   * deletions, each deleted document is looked up in the postings instead of reading every posting.
+   */
+  liveDf(t: number): number {
+    const start = this.termStarts[t];
+    const end = this.termStarts[t + 1];
+    if (!this.deletedDocs) return end - start;
+    let n = this.liveDfs.get(t);
+    if (n === undefined) {
+      if (this.deletedDocs * 16 < end - start) {
+        if (!this.deletedSorted) {
+          const list = new Uint32Array(this.deletedDocs);
+          for (let d = 0, i = 0; d < this.docCount; d++) if (this.deleted[d]) list[i++] = d;
+          this.deletedSorted = list;
+        }
+        n = end - start;
+        let p = start;
+        for (const d of this.deletedSorted) {
+          p = advance(this.postDocs, p, end, d);
+          if (p >= end) break;
+          if (this.postDocs[p] === d) n--;
+        }
+      } else {
+        n = 0;
+        for (let p = start; p < end; p++) if (!this.deleted[this.postDocs[p]]) n++;
+      }
+      if (this.liveDfs.size >= CACHE_ENTRIES) this.liveDfs.clear();
+      this.liveDfs.set(t, n);
+    }
+    return n;
+  }
+
+  /**
+   * Score bounds of term `t` (in field `fieldIndex`) per window of WINDOW documents (window w: ordinals
+   * [w·WINDOW, (w+1)·WINDOW)): the windows holding its postings (deleted ones included), ascending, and per window
+   * the largest BM25 tf factor of its postings there; `max` is the largest over the segment. The factor grows with
+   * avgdl, so the bounds are computed for an avgdl AVG_SLACK above the current one and stay valid (and nearly
+   * tight) while avgdl does not pass it; they are recomputed when it does, when it falls well below, or for other
+   * k1/b. Cached (within a memory budget).
+   */
+  windowBounds(t: number, fieldIndex: number, avg: number, params: Bm25Params): WindowBounds {
+    const cached = this.bounds.get(t);
+    if (cached && cached.k1 === params.k1 && cached.b === params.b && avg <= cached.avg && avg * AVG_SLACK * AVG_SLACK >= cached.avg) return cached;
+    const ref = avg * AVG_SLACK;
+    const start = this.termStarts[t];
+    const end = this.termStarts[t + 1];
+    const windows: number[] = [];
+    const bounds: number[] = [];
+    const nf = FIELDS.length;
+    const lens = this.fieldLens;
+    let max = 0;
+    for (let p = start; p < end; p++) {
+      const d = this.postDocs[p];
+      const w = d >>> WINDOW_SHIFT;
+      const f = tfWeight(this.postTfs[p], lens[d * nf + fieldIndex], ref, params);
+      if (f > max) max = f;
+      const last = windows.length - 1;
+      if (last >= 0 && windows[last] === w) {
+        if (f > bounds[last]) bounds[last] = f;
+      } else {
+        windows.push(w);
+        bounds.push(f);
+      }
+    }
+    const entry: WindowBounds = { k1: params.k1, b: params.b, avg: ref, max, windows: Uint32Array.from(windows), bounds: Float64Array.from(bounds) };
+    if (cached) this.boundBytes -= cached.windows.byteLength + cached.bounds.byteLength;
+    const bytes = entry.windows.byteLength + entry.bounds.byteLength;
+    if (this.bounds.size >= CACHE_ENTRIES || this.boundBytes + bytes > BOUND_BYTES) {
+      this.bounds.clear();
+      this.boundBytes = 0;
+    }
+    this.bounds.set(t, entry);
+    this.boundBytes += bytes;
+    return entry;
+  }
+
+  /** Sample documents (see COUNT_SAMPLE). */
+  get sampleCount(): number {
+    return Math.min(this.docCount, COUNT_SAMPLE);
+  }
+
+  /** The j-th sample document (strictly increasing in j; every document when the segment is no larger than the sample). */
+  sampleDoc(j: number): number {
+    return this.docCount <= COUNT_SAMPLE ? j : Math.floor((j * this.docCount) / COUNT_SAMPLE);
+  }
+
+  /** Bit j (word j >>> 5, bit j & 31) set where the j-th sample document holds term `t` (deleted or not). Cached. */
+  sampleBits(t: number): Uint32Array {
+    let bits = this.samples.get(t);
+    if (bits) return bits;
+    const count = this.sampleCount;
+    bits = new Uint32Array((count + 31) >>> 5);
+    let p = this.termStarts[t];
+    const end = this.termStarts[t + 1];
+    if (end - p <= count) {
+      for (let j = 0; p < end; p++) {
+        const d = this.postDocs[p];
+        while (j < count && this.sampleDoc(j) < d) j++;
+        if (j >= count) break;
+        if (this.sampleDoc(j) === d) bits[j >>> 5] |= 1 << (j & 31);
+      }
+    } else {
+      for (let j = 0; j < count && p < end; j++) {
+        const d = this.sampleDoc(j);
+        p = advance(this.postDocs, p, end, d);
+        if (p < end && this.postDocs[p] === d) bits[j >>> 5] |= 1 << (j & 31);
+      }
+    }
+    if (this.samples.size >= CACHE_ENTRIES) this.samples.clear();
+    this.samples.set(t, bits);
+    return bits;
   }
 
   /** Term frequency of term index `t` in document `doc` (postings are sorted by doc), 0 if absent. */
@@ -350,6 +559,29 @@ export class Segment {
       new StringTable(termBlob, termOffsets), termStarts, postDocs, postTfs,
     );
   }
+}
+
+/** First posting in [from, end) whose document is ≥ `doc` (galloping, then binary search), or `end`. */
+export function advance(docs: Uint32Array, from: number, end: number, doc: number): number {
+  if (from >= end || docs[from] >= doc) return from;
+  let step = 1;
+  let lo = from;
+  let hi = from + 1;
+  while (hi < end && docs[hi] < doc) {
+    lo = hi;
+    step *= 2;
+    hi = from + step;
+  }
+  if (hi > end) hi = end;
+  // docs[lo] < doc: the answer is in (lo, hi]
+  let a = lo + 1;
+  let b = hi;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    if (docs[mid] < doc) a = mid + 1;
+    else b = mid;
+  }
+  return a;
 }
 
 function u32(n: number): Buffer {
