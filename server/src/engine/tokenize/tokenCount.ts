@@ -2,35 +2,128 @@
  * Real token counting (OpenAI o200k_base BPE, shipped inside the gpt-tokenizer package; no download).
  * Used for chunk sizes (seed 002 FR-006/FR-039) and for response token budgets. The encoder's tables are
  * large, so they load on first use (a search that only reads stored counts never pays for them).
+ *
+ * Indexing counts the same code many times over (every line of a file for sizing, every unit's text, every chunk's
+ * text) and code repeats its lines (`}`, `return nil`, `if err != nil {`): a text is cut at line starts where the
+ * o200k pre-tokenizer always cuts too (see `isCut`), so its count is the sum of its segments' counts, and each
+ * segment's count is remembered (bounded). The result is exactly the encoder's count of the whole text.
  */
+import { ownString } from './ownString';
+
 type Counter = (text: string) => number;
 let counter: Counter | undefined;
+/** The encoder's pre-tokenizer pattern, when it is the one `isCut` was written for (else texts are counted whole). */
+let split: RegExp | undefined;
 
 function load(): Counter {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mod = require('gpt-tokenizer/encoding/o200k_base') as { countTokens: (text: string, opts?: { disallowedSpecial?: Set<string> }) => number };
   // Source code may contain special-token strings such as `<|endoftext|>` (ML code does): they are counted as the
-  // plain text they are, never refused (refusing made whole files fail to index).
+  // plain text they are, never refused (refusing made whole files fail to index). No special token is allowed
+  // either, so a text's count is the sum of its pre-tokenizer pieces' counts (what the counting below relies on).
   const none = new Set<string>();
-  return (text) => mod.countTokens(text, { disallowedSpecial: none });
+  const count = (text: string) => mod.countTokens(text, { disallowedSpecial: none });
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const re = (require('gpt-tokenizer/encodingParams/constants') as { O200K_TOKEN_SPLIT_REGEX?: RegExp }).O200K_TOKEN_SPLIT_REGEX;
+    if (re instanceof RegExp && re.source === O200K_PATTERN && re.flags === 'gu') split = new RegExp(re.source, re.flags);
+  } catch {
+    split = undefined;
+  }
+  return count;
 }
+
+/**
+ * gpt-tokenizer's o200k pre-tokenizer pattern (encodingParams/constants.js), which `isCut` and `piecewise` were
+ * written for. A package version with another pattern is still counted exactly, without them.
+ */
+const O200K_PATTERN = String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
+
+/**
+ * The encoder's count of a text as the sum of its pieces' counts (each piece's count remembered): what the encoder
+ * does itself, without its per-piece cache bookkeeping.
+ */
+function piecewise(text: string): number {
+  const re = split!;
+  re.lastIndex = 0;
+  let total = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const piece = m[0];
+    let n = PIECES.get(piece);
+    if (n === undefined) {
+      if (PIECES.size >= MAX_REMEMBERED) PIECES.clear();
+      PIECES.set(ownString(piece), (n = counter!(piece)));
+    }
+    total += n;
+  }
+  return total;
+}
+
+const PIECES = new Map<string, number>();
 
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   counter ??= load();
-  if (text.length > SHORT) return counter(text);
-  // chunking counts every line of every file, and code repeats its short lines (`}`, `return nil`, imports): BPE once
-  let n = SHORT_COUNTS.get(text);
+  if (!split) return text.length <= SHORT ? remembered(text) : counter(text);
+  if (text.length <= SHORT) return remembered(text);
+  let total = 0;
+  let from = 0;
+  for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', nl + 1)) {
+    const at = nl + 1;
+    if (!isCut(text, at)) continue;
+    total += segment(text, from, at);
+    from = at;
+  }
+  return total + segment(text, from, text.length);
+}
+
+function segment(text: string, from: number, to: number): number {
+  if (to - from > LONG) return piecewise(text.slice(from, to));
+  return remembered(from === 0 && to === text.length ? text : text.slice(from, to));
+}
+
+function remembered(text: string): number {
+  let n = COUNTS.get(text);
   if (n === undefined) {
-    if (SHORT_COUNTS.size >= 100_000) SHORT_COUNTS.clear();
-    SHORT_COUNTS.set(text, (n = counter(text)));
+    if (COUNTS.size >= MAX_REMEMBERED) COUNTS.clear();
+    COUNTS.set(ownString(text), (n = split ? piecewise(text) : counter!(text)));
   }
   return n;
 }
 
-/** Texts up to this length have their counts remembered (bounded). */
+/**
+ * Whether the o200k pre-tokenizer (gpt-tokenizer's O200K_TOKEN_SPLIT_REGEX) cuts `text` at `at`, a line start, no
+ * matter what comes before `at - 1` or after the line, so that the text before and the text from `at` can be counted
+ * apart: the line is not blank (its first non-space character comes before any \r or \n: a run of blank lines is one
+ * piece, `\s*[\r\n]+`) and does not start with `/` (`}\n//` is one piece, ` ?[^\s\p{L}\p{N}]+[\r\n/]*`). Then the
+ * piece holding the \n at `at - 1` ends at `at` (no letter, digit or punctuation piece crosses a \n except through
+ * that `[\r\n/]*` tail, and the newline pieces stop at the last \r or \n of their whitespace run), and none of the
+ * pieces before it looked further than `text[at]` to decide (the pattern has no look-behind, and its only
+ * look-ahead, `\s+(?!\S)`, is never tried at a run that ends in \n).
+ */
+function isCut(text: string, at: number): boolean {
+  if (at >= text.length || text.charCodeAt(at) === 0x2f /* / */) return false;
+  for (let i = at; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a || c === 0x0d) return false;
+    if (!isSpace(c)) return true;
+  }
+  return false;
+}
+
+/** JavaScript's `\s` (WhiteSpace and LineTerminator), as the pre-tokenizer's pattern reads it. */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** Texts up to this length are counted whole and remembered. */
 const SHORT = 160;
-const SHORT_COUNTS = new Map<string, number>();
+/** Segments longer than this are counted without being remembered (a long line is seldom seen twice). */
+const LONG = 1024;
+const MAX_REMEMBERED = 200_000;
+const COUNTS = new Map<string, number>();
 
 /**
  * A cheap estimate (about 3.5 characters per token for code) for hot loops that only need to know
