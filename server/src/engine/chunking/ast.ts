@@ -8,7 +8,7 @@
  * `finalizeChunks` turns into `Chunk.nameRange`.
  * Language specifics live in `languages/*.ts` (one data-driven `LanguageDefinition` each).
  */
-import type { Node, Tree } from 'web-tree-sitter';
+import type { Language, Node, Tree } from 'web-tree-sitter';
 import type { ChunkingConfig } from '../config/schema';
 import { TYPE_DECLARATION_KINDS, type ChunkKind, type SemanticClass } from '../types';
 import { countTokens } from '../tokenize/tokenCount';
@@ -94,6 +94,13 @@ export class AstChunker {
   private readonly commentByEndLine = new Map<number, Node>();
   private readonly refTypes: Set<string>;
   private readonly testFile: boolean;
+  /**
+   * The identifier leaves of the reference types (named, without children, not empty), in source order: where each
+   * starts and ends and its text. A unit's references are the ones under its nodes.
+   */
+  private readonly refStarts: number[];
+  private readonly refEnds: number[];
+  private readonly refTexts: string[];
 
   constructor(
     private readonly lang: LanguageDefinition,
@@ -106,7 +113,29 @@ export class AstChunker {
     this.text = src.text;
     this.refTypes = new Set(lang.referenceTypes ?? DEFAULT_REFERENCE_TYPES);
     this.testFile = isTestPath(path);
-    this.comments = tree.rootNode.descendantsOfType(lang.commentTypes).filter((c): c is Node => !!c);
+    // One walk of the tree (in tree-sitter) finds the comments and the identifier leaves that references are read
+    // from; walking each unit's nodes from JavaScript cost several calls into tree-sitter per node.
+    const classes = nodeClasses(tree.language, lang.commentTypes, this.refTypes);
+    const comments: Node[] = [];
+    const refStarts: number[] = [];
+    const refEnds: number[] = [];
+    const refTexts: string[] = [];
+    for (const n of tree.rootNode.descendantsOfType([...lang.commentTypes, ...this.refTypes])) {
+      if (!n) continue;
+      const cls = classes[n.typeId];
+      if (cls === COMMENT_NODE) comments.push(n);
+      else if (cls === REFERENCE_NODE && n.childCount === 0) {
+        const end = n.endIndex;
+        if (end <= n.startIndex) continue; // a zero-width (missing) identifier names nothing
+        refStarts.push(n.startIndex);
+        refEnds.push(end);
+        refTexts.push(this.text.slice(n.startIndex, end));
+      }
+    }
+    this.comments = comments;
+    this.refStarts = refStarts;
+    this.refEnds = refEnds;
+    this.refTexts = refTexts;
     for (const c of this.comments) {
       const before = this.text.slice(this.src.lineStartOf(c.startIndex), c.startIndex);
       if (before.trim() !== '') continue; // a trailing comment after code is nobody's doc
@@ -388,9 +417,9 @@ export class AstChunker {
     // a class lists its members; a namespace-like container does not claim the definitions inside it
     const symbols = def.rule.transparent ? [def.name] : unique([def.name, ...memberDefs.map((m) => m.def!.name)]);
     // references: the header and non-definition members, plus member headers (not member bodies)
-    const skip = new Set<number>();
-    for (const m of memberDefs) if (m.def!.body) skip.add(m.def!.body.id);
-    for (const m of members) if (m.frozen && !m.def) for (const n of m.nodes) skip.add(n.id);
+    const skip: Array<[number, number]> = [];
+    for (const m of memberDefs) if (m.def!.body) skip.push([m.def!.body.startIndex, m.def!.body.endIndex]);
+    for (const m of members) if (m.frozen && !m.def) for (const n of m.nodes) skip.push([n.startIndex, n.endIndex]);
     const refRoots = [...named(def.node).filter((n) => n.id !== body.id), ...members.flatMap((m) => m.nodes)];
     const references = this.references(refRoots, new Set([...symbols, ...memberDefs.map((m) => m.def!.name)]), skip);
     const base: ChunkDraft = {
@@ -430,7 +459,7 @@ export class AstChunker {
     const ranges = this.splitRange(piece.start, piece.end, kids);
     return ranges.map(([s, e], i) => ({
       ...this.baseDraft(def, s, e),
-      references: this.references(piece.nodes, new Set(def.names), new Set(), [s, e]),
+      references: this.references(piece.nodes, new Set(def.names), [], [s, e]),
       // the further names are listed once, with the first part
       ...(i > 0 ? { extraSymbols: undefined } : {}),
     }));
@@ -528,7 +557,7 @@ export class AstChunker {
       ...(main ? [main.name, ...main.memberNames, ...defs.filter((d) => d !== main).flatMap((d) => [...d.names, ...d.memberNames]), ...main.names] : []),
       ...aliases.map((a) => a.name),
     ]);
-    const references = this.references(group.flatMap((p) => p.nodes), new Set(symbols), new Set());
+    const references = this.references(group.flatMap((p) => p.nodes), new Set(symbols), []);
     const testCall = group.some((p) => p.isTestCall);
     const importOnly = group.every((p) => p.isImport || p.isComment);
     if (!main) {
@@ -593,27 +622,43 @@ export class AstChunker {
 
   // ---------------------------------------------------------------- references
 
-  /** Identifiers under `roots` (optionally within a range), minus the chunk's own names; first-seen order. */
-  private references(roots: Node[], exclude: Set<string>, skip: Set<number>, range?: [number, number]): string[] {
+  /**
+   * Identifiers under `roots` (optionally within a range), minus the chunk's own names and what lies in the `skip`
+   * ranges (subtrees left out: member bodies); first-seen order, roots in turn. The identifier leaves under a node are
+   * the ones within its range (a tree's ranges nest), so this reads the leaves found once per file.
+   */
+  private references(roots: Node[], exclude: Set<string>, skip: Array<[number, number]>, range?: [number, number]): string[] {
     const out: string[] = [];
     const seen = new Set<string>();
-    const stack: Node[] = [...roots].reverse();
-    while (stack.length > 0 && out.length < MAX_REFERENCES) {
-      const n = stack.pop()!;
-      if (skip.has(n.id)) continue;
-      if (range && (n.endIndex <= range[0] || n.startIndex >= range[1])) continue;
-      if (this.refTypes.has(n.type) && n.childCount === 0) {
-        const id = n.text;
-        if (id && !seen.has(id) && !exclude.has(id) && !REFERENCE_STOPLIST.has(id) && /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(id)) {
+    const starts = this.refStarts;
+    const ends = this.refEnds;
+    const skips = disjoint(skip);
+    for (const root of roots) {
+      if (out.length >= MAX_REFERENCES) break;
+      let from = root.startIndex;
+      let to = root.endIndex;
+      if (range) {
+        if (to <= range[0] || from >= range[1]) continue;
+        from = Math.max(from, range[0]);
+        to = Math.min(to, range[1]);
+      }
+      let i = lowerBound(starts, from);
+      // a leaf that starts before the range and ends inside it (leaves do not overlap: at most one)
+      if (range && i > 0 && starts[i - 1] >= root.startIndex && ends[i - 1] > range[0]) i--;
+      for (; i < starts.length && starts[i] < to && out.length < MAX_REFERENCES; i++) {
+        const s = starts[i];
+        if (skips.length) {
+          const k = upperBound(skips, s) - 1;
+          if (k >= 0 && s < skips[k][1]) {
+            i = lowerBound(starts, skips[k][1]) - 1;
+            continue;
+          }
+        }
+        const id = this.refTexts[i];
+        if (!seen.has(id) && !exclude.has(id) && !REFERENCE_STOPLIST.has(id) && /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(id)) {
           seen.add(id);
           out.push(id);
         }
-        continue;
-      }
-      const kids = n.namedChildren;
-      for (let i = kids.length - 1; i >= 0; i--) {
-        const k = kids[i];
-        if (k) stack.push(k);
       }
     }
     return out;
@@ -674,4 +719,65 @@ export function cleanComment(text: string): string {
     .join('\n')
     .replace(/^\n+|\n+$/g, '')
     .trim();
+}
+
+const COMMENT_NODE = 1;
+const REFERENCE_NODE = 2;
+const CLASSES = new WeakMap<Language, Map<string, Uint8Array>>();
+
+/**
+ * By node type id: COMMENT_NODE for the comment types (as `descendantsOfType` matches them, by name), REFERENCE_NODE
+ * for the named node types of the reference types (a JavaScript walk over named children never meets anonymous
+ * ones), else 0. Per grammar and set of types, computed once.
+ */
+function nodeClasses(language: Language, commentTypes: readonly string[], refTypes: ReadonlySet<string>): Uint8Array {
+  let byKey = CLASSES.get(language);
+  if (!byKey) CLASSES.set(language, (byKey = new Map()));
+  const key = `${commentTypes.join(' ')}\u0000${[...refTypes].join(' ')}`;
+  let classes = byKey.get(key);
+  if (!classes) {
+    classes = new Uint8Array(65536);
+    language.types.forEach((name, id) => {
+      if (commentTypes.includes(name)) classes![id] = COMMENT_NODE;
+      else if (refTypes.has(name) && language.nodeTypeIsNamed(id)) classes![id] = REFERENCE_NODE;
+    });
+    byKey.set(key, classes);
+  }
+  return classes;
+}
+
+/** The union of ranges as disjoint ranges by ascending start. */
+function disjoint(ranges: Array<[number, number]>): Array<[number, number]> {
+  if (ranges.length < 2) return ranges;
+  const out: Array<[number, number]> = [];
+  for (const [s, e] of [...ranges].sort((a, b) => a[0] - b[0])) {
+    const last = out[out.length - 1];
+    if (last && s < last[1]) last[1] = Math.max(last[1], e);
+    else out.push([s, e]);
+  }
+  return out;
+}
+
+/** The first index whose value is >= x (values ascending). */
+function lowerBound(values: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (values[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The first range whose start is > x (ranges by ascending start). */
+function upperBound(ranges: ReadonlyArray<readonly [number, number]>, x: number): number {
+  let lo = 0;
+  let hi = ranges.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ranges[mid][0] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
