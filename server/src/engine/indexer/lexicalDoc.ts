@@ -10,7 +10,7 @@
  */
 import type { Chunk } from '../types';
 import type { LexicalDoc } from '../store/lexical/segment';
-import { identifierTokens, nameStemTokens, nameTokens, partTokens, stemTokens } from '../tokenize/codeTokenizer';
+import { nameStemTokens, nameTokens, partsOf, partTokens, stemOf, words } from '../tokenize/codeTokenizer';
 
 /**
  * Names the tokenization below. Change it whenever tokens or fields change: indexes built with another
@@ -21,17 +21,28 @@ export const LEXICAL_ANALYZER = 'fields6-exact-loose-stem-v5-marked-names';
 export function lexicalDocForChunk(chunk: Chunk): LexicalDoc {
   const names = [chunk.symbol, ...chunk.symbols].filter(Boolean).join(' ');
   const text = chunk.doc && !chunk.content.includes(chunk.doc.slice(0, 40)) ? `${chunk.doc}\n${chunk.content}` : chunk.content;
+  // the text's three fields in one pass over its words (as identifierTokens, partTokens and stemTokens read them)
+  const ident: string[] = [];
+  const body: string[] = [];
+  const stem: string[] = [];
+  for (const w of words(text)) {
+    if (w.length >= 2) ident.push(w.toLowerCase());
+    for (const p of partsOf(w)) {
+      body.push(p);
+      stem.push(stemOf(p));
+    }
+  }
   return {
     id: chunk.id,
     path: chunk.path,
     fields: {
       name: chunk.name ? [...nameTokens(chunk.name), ...nameStemTokens(chunk.name)] : [],
       symbols: nameTokens(names),
-      ident: identifierTokens(text),
-      body: partTokens(text),
+      ident,
+      body,
       // reasoning patterns all live in one log file: its path says nothing about them, their type does
       path: chunk.source === 'memory' ? partTokens(chunk.container) : partTokens(chunk.path),
-      stem: stemTokens(text),
+      stem,
     },
   };
 }

@@ -11,6 +11,8 @@
  *   helps natural-language queries, whole identifiers help identifier queries).
  */
 
+import { ownString } from './ownString';
+
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const porter2 = require('wink-porter2-stemmer') as (word: string) => string;
 
@@ -25,16 +27,23 @@ export function words(text: string): string[] {
 
 /** The lower-cased parts of one identifier: `getHTTPResponse2` → get, http, response, 2. */
 export function identifierParts(word: string): string[] {
+  return partsOf(word).slice();
+}
+
+/**
+ * `identifierParts` without the copy: the remembered array itself, never to be changed. Indexing splits every word of
+ * every chunk, and code repeats its words: the regular expression runs once per word (bounded memo).
+ */
+export function partsOf(word: string): readonly string[] {
   const known = PARTS.get(word);
-  if (known) return known.slice();
+  if (known) return known;
   const parts: string[] = [];
   for (const piece of word.split('_')) {
     if (!piece) continue;
     for (const p of piece.split(HUMP)) if (p) parts.push(p.toLowerCase());
   }
-  // indexing splits every word of every chunk, and code repeats its words: the regular expression once per word
   if (PARTS.size >= 200_000) PARTS.clear();
-  PARTS.set(word, parts.slice());
+  PARTS.set(ownString(word), parts);
   return parts;
 }
 
@@ -56,7 +65,7 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   const minLen = (options.dropPartsUpTo ?? 0) + 1;
   const out: string[] = [];
   for (const w of words(text)) {
-    const parts = identifierParts(w);
+    const parts = partsOf(w);
     for (const p of parts) if (p.length >= minLen) out.push(p);
     if (keepWhole && parts.length > 1) out.push(w.toLowerCase());
   }
@@ -69,7 +78,7 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
 /** Parts only (lower-cased), for the body field of the lexical index. */
 export function partTokens(text: string): string[] {
   const out: string[] = [];
-  for (const w of words(text)) for (const p of identifierParts(w)) out.push(p);
+  for (const w of words(text)) for (const p of partsOf(w)) out.push(p);
   return out;
 }
 
@@ -111,7 +120,7 @@ export const NAME_STEM = '^';
  */
 export function nameStemTokens(text: string): string[] {
   const out: string[] = [];
-  for (const w of words(text)) for (const p of identifierParts(w)) out.push(NAME_STEM + stemOf(p));
+  for (const w of words(text)) for (const p of partsOf(w)) out.push(NAME_STEM + stemOf(p));
   return out;
 }
 
@@ -137,7 +146,7 @@ export function looseNameToken(name: string): string {
 export function nameTokens(text: string): string[] {
   const out: string[] = [];
   for (const w of words(text)) {
-    out.push(...identifierParts(w));
+    for (const p of partsOf(w)) out.push(p);
     out.push(exactNameToken(w), looseNameToken(w));
   }
   for (const q of text.match(/[\p{L}\p{N}_$]+(?:(?:\.|::)[\p{L}\p{N}_$]+)+/gu) ?? []) out.push(exactNameToken(q), looseNameToken(q));
@@ -160,12 +169,11 @@ export function stemTokens(text: string): string[] {
 
 /** The stem of one lower-cased part (the rule of `stemTokens`): Porter2 for words of 4+ letters, else the part. */
 export function stemOf(part: string): string {
-  if (!/^[a-z]{4,}$/.test(part)) return part;
   let stem = STEMS.get(part);
   if (stem === undefined) {
-    // indexing stems every word of every chunk, mostly the same few thousand words: Porter2 once per word
+    // indexing stems every word of every chunk, mostly the same few thousand words: the rule and Porter2 once per word
     if (STEMS.size >= 100_000) STEMS.clear();
-    STEMS.set(part, (stem = porter2(part)));
+    STEMS.set(part, (stem = /^[a-z]{4,}$/.test(part) ? porter2(part) : part));
   }
   return stem;
 }

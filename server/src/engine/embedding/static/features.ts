@@ -12,6 +12,7 @@
  * - repeats are merged: a row seen c times weighs 1 + ln c.
  */
 import { splitIdentifier } from '../views';
+import { ownString } from '../../tokenize/ownString';
 
 export interface FeatureSpec {
   /** Sub-word → row (rows 0..vocab.size-1). */
@@ -92,26 +93,85 @@ function wordRows(word: string, spec: FeatureSpec): readonly number[] {
   return rows;
 }
 
-export function featuresOf(text: string, spec: FeatureSpec): Features {
-  const counts = new Map<number, number>();
-  const add = (row: number) => counts.set(row, (counts.get(row) ?? 0) + 1);
-  subwords(text, spec.maxWords, (word, joined) => {
+/** Per spec: the rows each identifier adds, and a scratch count per row (featuresOf runs synchronously, never nested). */
+interface SpecState {
+  /**
+   * Identifier → its rows, flat: the number of sub-words, then per sub-word the number of its rows and the rows in
+   * the order featuresOf adds them (its vocabulary row, the joined identifier's row for the first sub-word, its
+   * 3-gram rows). Bounded.
+   */
+  identifiers: Map<string, Int32Array>;
+  counts: Uint32Array;
+}
+
+const STATES = new WeakMap<FeatureSpec, SpecState>();
+
+function stateOf(spec: FeatureSpec): SpecState {
+  let st = STATES.get(spec);
+  if (!st) STATES.set(spec, (st = { identifiers: new Map(), counts: new Uint32Array(spec.vocab.size + spec.buckets) }));
+  return st;
+}
+
+function identifierRows(identifier: string, spec: FeatureSpec, st: SpecState): Int32Array {
+  let flat = st.identifiers.get(identifier);
+  if (flat) return flat;
+  const parts = splitIdentifier(identifier);
+  const joined = parts.length > 1 ? parts.join('') : null;
+  const out: number[] = [parts.length];
+  parts.forEach((word, i) => {
     const rows = wordRows(word, spec);
-    // the word's vocabulary row comes first, then the joined identifier's, then the 3-grams (the order rows are added)
-    let i = 0;
-    if (spec.vocab.has(word)) add(rows[i++]!);
-    if (joined) {
+    const at = out.length;
+    out.push(0);
+    let k = 0;
+    if (spec.vocab.has(word)) out.push(rows[k++]!);
+    if (i === 0 && joined) {
       const j = spec.vocab.get(joined);
-      if (j !== undefined) add(j);
+      if (j !== undefined) out.push(j);
     }
-    for (; i < rows.length; i++) add(rows[i]!);
+    for (; k < rows.length; k++) out.push(rows[k]!);
+    out[at] = out.length - at - 1;
   });
-  const rows = new Uint32Array(counts.size);
-  const weights = new Float32Array(counts.size);
-  let i = 0;
-  for (const [row, c] of counts) {
+  if (st.identifiers.size >= 200_000) st.identifiers.clear();
+  st.identifiers.set(ownString(identifier), (flat = Int32Array.from(out)));
+  return flat;
+}
+
+const IDENTIFIER_RUN = /[A-Za-z0-9_$]+/g;
+
+/**
+ * The text's feature rows in the order they are first added (the order `embed` sums them in), each weighted
+ * 1 + ln(count): the sub-words of `subwords`, each adding its vocabulary row, then (the first sub-word of an identifier
+ * of several) the joined identifier's row, then its 3-gram rows.
+ */
+export function featuresOf(text: string, spec: FeatureSpec): Features {
+  const st = stateOf(spec);
+  const counts = st.counts;
+  const order: number[] = [];
+  let n = 0;
+  const re = IDENTIFIER_RUN;
+  re.lastIndex = 0;
+  outer: for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const flat = identifierRows(m[0], spec, st);
+    const words = flat[0]!;
+    let p = 1;
+    for (let w = 0; w < words; w++) {
+      const len = flat[p++]!;
+      for (let k = 0; k < len; k++) {
+        const row = flat[p + k]!;
+        if (counts[row]++ === 0) order.push(row);
+      }
+      p += len;
+      if (++n >= spec.maxWords) break outer;
+    }
+  }
+  re.lastIndex = 0;
+  const rows = new Uint32Array(order.length);
+  const weights = new Float32Array(order.length);
+  for (let i = 0; i < order.length; i++) {
+    const row = order[i]!;
     rows[i] = row;
-    weights[i++] = 1 + Math.log(c);
+    weights[i] = 1 + Math.log(counts[row]!);
+    counts[row] = 0;
   }
   return { rows, weights };
 }
