@@ -201,6 +201,11 @@ async function buildCli(): Promise<string> {
     // the language server and MCP doors are not needed by `index` and `search`
     plugins: [{ name: 'no-doors', setup: (b) => b.onResolve({ filter: /^\.\.\/(lsp\/main|mcp\/stdio|mcp\/http)(\.js)?$/ }, (a) => ({ path: `./${a.path.split('/').pop()}.js`, external: true })) }],
   });
+  // the chunking worker threads' entry, beside the CLI as in dist/ (without it the index chunks in one thread)
+  await build({
+    entryPoints: [join(REPO, 'server/src/engine/indexer/chunkWorker.ts')], outfile: join(dirname(out), 'chunk-worker.js'), bundle: true, platform: 'node', target: 'node20',
+    format: 'cjs', sourcemap: true, external, logLevel: 'warning',
+  });
   return out;
 }
 

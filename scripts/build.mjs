@@ -42,7 +42,7 @@ await build({
 });
 await build({
   ...common,
-  entryPoints: { lsp: 'server/src/lsp/main.ts', 'mcp-stdio': 'server/src/mcp/stdio.ts', 'mcp-http': 'server/src/mcp/http.ts' },
+  entryPoints: { lsp: 'server/src/lsp/main.ts', 'mcp-stdio': 'server/src/mcp/stdio.ts', 'mcp-http': 'server/src/mcp/http.ts', 'chunk-worker': 'server/src/engine/indexer/chunkWorker.ts' },
   outdir: 'dist',
 });
 if (existsSync('client/src/extension.ts')) {

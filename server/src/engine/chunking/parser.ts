@@ -48,11 +48,18 @@ export function initParser(): Promise<void> {
   return initPromise;
 }
 
-/** The grammar for a tree-sitter-wasms name, or null when it cannot be loaded (logged once per grammar). */
+/** The last grammar load begun: loads run one after another. */
+let loading: Promise<unknown> = Promise.resolve();
+
+/**
+ * The grammar for a tree-sitter-wasms name, or null when it cannot be loaded (logged once per grammar). Grammars
+ * load one at a time: web-tree-sitter links each grammar's wasm into one shared module, and loads that overlapped
+ * (files of several languages chunked concurrently, as a chunking worker thread does) failed.
+ */
 export function loadGrammar(grammar: string): Promise<Language | null> {
   let p = languages.get(grammar);
   if (!p) {
-    p = (async () => {
+    p = loading.then(async () => {
       try {
         await initParser();
         return await Language.load(path.join(wasmDir(), `tree-sitter-${grammar}.wasm`));
@@ -60,7 +67,8 @@ export function loadGrammar(grammar: string): Promise<Language | null> {
         failures.set(grammar, err instanceof Error ? err.message || String(err) : String(err));
         return null;
       }
-    })();
+    });
+    loading = p;
     languages.set(grammar, p);
   }
   return p;

@@ -6,14 +6,12 @@
  * is committed in order — chunks to LanceDB, then the lexical segment, then the file records — so an
  * interrupted run loses nothing committed and re-processes only the unfinished batch next time.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { QuarryConfig } from '../config/schema';
 import type { Chunk, DiscoveredFile, SkippedFile, SkipReason } from '../types';
-import { classifyPath, discover, readTextFile } from '../discovery';
+import { classifyPath, discover } from '../discovery';
 import type { DiscoveryResult } from '../discovery';
-import { chunkFile } from '../chunking';
 import type { ChunkStore, FileRecord } from '../store/chunkStore';
 import type { LexicalIndex } from '../store/lexical/lexicalIndex';
 import { lexicalDocForChunk } from './lexicalDoc';
@@ -22,6 +20,8 @@ import { tally } from '../counts';
 import { derivedConformanceLanguages } from '../chunking/languages/registry';
 import type { DerivedConformanceSummary } from '../chunking/languages/types';
 import { memoryFile, isMemoryPath } from './memorySources';
+import { prepareFile, type FileJob, type FileWork } from './fileWork';
+import { ChunkPool, POOL_MIN_FILES } from './chunkPool';
 
 export interface IndexProgress {
   phase: 'discovering' | 'indexing' | 'finalizing';
@@ -113,10 +113,6 @@ export interface IndexTarget {
   config: QuarryConfig;
   store: ChunkStore;
   lexical: LexicalIndex;
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 const bump = tally;
@@ -214,16 +210,21 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
 
   // 100 files per committed batch: seed 002 FR-034 checkpoints every 100 files.
   const batchSize = options.batchSize ?? 100;
-  const commitBatch = async (batch: DiscoveredFile[], recordOf: (path: string) => FileRecord | undefined): Promise<void> => {
+  // A large run reads and chunks its files in worker threads (chunkPool.ts), the next batch while this one commits.
+  const pool = candidates.length >= POOL_MIN_FILES ? ChunkPool.open() : undefined;
+  const prepare = (batch: DiscoveredFile[]): Array<Promise<FileWork>> | undefined =>
+    pool ? batch.map((f) => pool.run(fileJob(f, records.get(f.path), target))) : undefined;
+  const commitBatch = async (batch: DiscoveredFile[], recordOf: (path: string) => FileRecord | undefined, prepared?: Array<Promise<FileWork>>): Promise<void> => {
     const chunks: Chunk[] = [];
     const fileRecords: FileRecord[] = [];
     const replaced: string[] = [];
     const touchOnly: FileRecord[] = [];
     lap('finalize');
-    for (const file of batch) {
+    for (const [i, file] of batch.entries()) {
       options.checkpoint?.tick();
       progress.currentFile = file.path;
-      const outcome = await processFile(file, recordOf(file.path), target, summary);
+      const previous = recordOf(file.path);
+      const outcome = applyWork(file, previous, await (prepared?.[i] ?? prepareFile(fileJob(file, previous, target))), summary);
       if (outcome.kind === 'unchanged') {
         touchOnly.push(outcome.record);
         summary.filesUnchanged++;
@@ -258,9 +259,16 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     options.checkpoint?.batch(batch.map((f) => f.path), chunks.length, []);
     report();
   };
-  for (let i = 0; i < candidates.length; i += batchSize) {
-    if (options.signal?.aborted) break;
-    await commitBatch(candidates.slice(i, i + batchSize), (p) => records.get(p));
+  try {
+    let next = prepare(candidates.slice(0, batchSize));
+    for (let i = 0; i < candidates.length; i += batchSize) {
+      if (options.signal?.aborted) break;
+      const current = next;
+      next = i + batchSize < candidates.length ? prepare(candidates.slice(i + batchSize, i + 2 * batchSize)) : undefined;
+      await commitBatch(candidates.slice(i, i + batchSize), (p) => records.get(p), current);
+    }
+  } finally {
+    await pool?.close();
   }
   // The pattern log may have grown while the run was going (an agent recording a pattern): read it once more.
   if (!options.paths && !options.signal?.aborted) {
@@ -413,43 +421,42 @@ export function printablePath(p: string): string {
   return /[\u0000-\u001f\u007f]/.test(p) ? JSON.stringify(p).slice(1, -1) : p;
 }
 
-/** Reads and chunks one file; retries once on failure (seed 002 FR-009a), never throws. */
-async function processFile(file: DiscoveredFile, previous: FileRecord | undefined, target: IndexTarget, summary: IndexSummary): Promise<FileOutcome> {
+/** What a file's work needs: its path, the hash of its indexed content, how to read it, how to chunk it. */
+function fileJob(file: DiscoveredFile, previous: FileRecord | undefined, target: IndexTarget): FileJob {
+  const memory = isMemoryPath(file.path);
+  return {
+    path: file.path,
+    absPath: file.absPath,
+    language: file.language,
+    ...(previous ? { previousHash: previous.hash } : {}),
+    read: {
+      // the pattern log is compacted (memory/patterns.ts) but may outgrow the limits meant for source files,
+      // and its one-event-per-line JSON would look minified
+      maxFileSizeBytes: memory ? Math.max(64 * 1048576, target.config.discovery.maxFileSizeBytes) : target.config.discovery.maxFileSizeBytes,
+      minifiedLineLength: target.config.discovery.minifiedLineLength,
+      detectMinified: !memory,
+    },
+    chunking: target.config.chunking,
+  };
+}
+
+/** A file's outcome from its work (fileWork.ts: read, hashed, chunked, retried once), counted in the summary. */
+function applyWork(file: DiscoveredFile, previous: FileRecord | undefined, work: FileWork, summary: IndexSummary): FileOutcome {
   const record = (hash: string, chunkCount: number): FileRecord => ({
     path: file.path, size: file.size, mtimeMs: file.mtimeMs, hash, language: file.language, chunkCount, indexedAt: Date.now(),
   });
-  let lastError: IndexError | undefined;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    let text: string;
-    try {
-      const memory = isMemoryPath(file.path);
-      const read = await readTextFile(file.absPath, {
-        // the pattern log is compacted (memory/patterns.ts) but may outgrow the limits meant for source files,
-        // and its one-event-per-line JSON would look minified
-        maxFileSizeBytes: memory ? Math.max(64 * 1048576, target.config.discovery.maxFileSizeBytes) : target.config.discovery.maxFileSizeBytes,
-        minifiedLineLength: target.config.discovery.minifiedLineLength,
-        detectMinified: !memory,
-      });
-      if ('skip' in read) {
-        bump(summary.skippedByReason as Record<string, number>, read.skip);
-        listSkipped(summary, { path: file.path, reason: read.skip, detail: read.detail });
-        return { kind: 'skipped', record: record(`skipped:${read.skip}`, 0) };
-      }
-      text = read.text;
-    } catch (e) {
-      lastError = { path: file.path, operation: 'read', message: (e as Error).message };
-      continue;
-    }
-    const hash = sha256(text);
-    if (previous && previous.hash === hash) return { kind: 'unchanged', record: { ...previous, size: file.size, mtimeMs: file.mtimeMs } };
-    try {
-      const chunks = await chunkFile({ path: file.path, language: file.language, content: text }, target.config.chunking);
-      return { kind: 'indexed', chunks, record: record(hash, chunks.length) };
-    } catch (e) {
-      lastError = { path: file.path, operation: 'chunk', message: (e as Error).message };
-    }
+  switch (work.kind) {
+    case 'skip':
+      bump(summary.skippedByReason as Record<string, number>, work.skip);
+      listSkipped(summary, { path: file.path, reason: work.skip, detail: work.detail });
+      return { kind: 'skipped', record: record(`skipped:${work.skip}`, 0) };
+    case 'unchanged':
+      return { kind: 'unchanged', record: { ...previous!, size: file.size, mtimeMs: file.mtimeMs } };
+    case 'chunks':
+      return { kind: 'indexed', chunks: work.chunks, record: record(work.hash, work.chunks.length) };
+    case 'error':
+      summary.errors.push(work.error);
+      // Leave no stale chunks behind, and record size -1 so that the next run sees a change and retries it.
+      return { kind: 'skipped', record: { ...record('error', 0), size: -1 } };
   }
-  summary.errors.push(lastError!);
-  // Leave no stale chunks behind, and record size -1 so that the next run sees a change and retries it.
-  return { kind: 'skipped', record: { ...record('error', 0), size: -1 } };
 }
