@@ -16,6 +16,9 @@ describe('why a result is here, in plain words (issue 19)', () => {
     assert.equal(why('parseConfig', candidate(parse, 1)), 'defines `parseConfig`');
     assert.equal(why('parseConfig', { ...candidate(caller, 1), bm25: { score: 1, matches: [] } }), 'uses `parseConfig`');
     assert.equal(why('fetch', candidate(caller, 1), 'Store.fetch'), 'declares `Store.fetch`');
+    assert.equal(why('EvictionPolicy', { ...candidate(lru, 1), bm25: { score: 1, matches: [] } }), 'implements `EvictionPolicy`');
+    const inFile = { ...candidate(caller, 1), bm25: { score: 1, matches: [{ field: 'path' as const, token: 'boot', tf: 1, df: 1, idf: 1, contribution: 1 }] } };
+    assert.equal(why('boot', { ...inFile, chunk: { ...caller, name: 'start', symbol: 'start' } }), 'in boot.ts');
   });
 
   it('implementations, directly and through another type', () => {

@@ -32,6 +32,8 @@ export function whyOf(c: Candidate, query: ParsedQuery, words: readonly string[]
     const name = lastNameSegment(query.text);
     if (matchedSymbol) parts.push(`declares \`${matchedSymbol}\``);
     else if (declaresName(chunk, query.text)) parts.push(`defines \`${chunk.symbol || name}\``);
+    else if (chunk.conformances.some((x) => lastNameSegment(x).toLowerCase() === name.toLowerCase())) parts.push(`implements \`${name}\``);
+    else if (c.bm25?.matches.length && c.bm25.matches.every((m) => m.field === 'path')) parts.push(`in ${chunk.path.split('/').pop()}`);
     else if (c.bm25) parts.push(`uses \`${name}\``);
   } else if (target?.relation === 'implementations' && c.conformsTo !== undefined) {
     parts.push(c.conformsVia ? `implements \`${c.conformsTo}\` through \`${c.conformsVia}\`` : `implements \`${c.conformsTo}\``);
