@@ -10,7 +10,7 @@
  */
 import type { Chunk } from '../types';
 import type { LexicalDoc } from '../store/lexical/segment';
-import { nameStemTokens, nameTokens, partsOf, partTokens, stemOf, words } from '../tokenize/codeTokenizer';
+import { nameStemTokens, nameTokens, partTokens, wordInfo, words } from '../tokenize/codeTokenizer';
 
 /**
  * Names the tokenization below. Change it whenever tokens or fields change: indexes built with another
@@ -26,11 +26,10 @@ export function lexicalDocForChunk(chunk: Chunk): LexicalDoc {
   const body: string[] = [];
   const stem: string[] = [];
   for (const w of words(text)) {
-    if (w.length >= 2) ident.push(w.toLowerCase());
-    for (const p of partsOf(w)) {
-      body.push(p);
-      stem.push(stemOf(p));
-    }
+    const info = wordInfo(w);
+    if (w.length >= 2) ident.push(info.lower);
+    for (const p of info.parts) body.push(p);
+    for (const p of info.stems) stem.push(p);
   }
   return {
     id: chunk.id,

@@ -35,6 +35,18 @@ export function identifierParts(word: string): string[] {
  * every chunk, and code repeats its words: the regular expression runs once per word (bounded memo).
  */
 export function partsOf(word: string): readonly string[] {
+  return wordInfo(word).parts;
+}
+
+/** What indexing reads of one word: its parts, their stems (`stemOf`), the word lower-cased. Never to be changed. */
+export interface WordInfo {
+  parts: readonly string[];
+  stems: readonly string[];
+  lower: string;
+}
+
+/** One remembered record per word (bounded): a chunk's words cost one lookup each, not one per part and stem. */
+export function wordInfo(word: string): WordInfo {
   const known = PARTS.get(word);
   if (known) return known;
   const parts: string[] = [];
@@ -42,12 +54,13 @@ export function partsOf(word: string): readonly string[] {
     if (!piece) continue;
     for (const p of piece.split(HUMP)) if (p) parts.push(p.toLowerCase());
   }
+  const info: WordInfo = { parts, stems: parts.map(stemOf), lower: word.toLowerCase() };
   if (PARTS.size >= 200_000) PARTS.clear();
-  PARTS.set(ownString(word), parts);
-  return parts;
+  PARTS.set(ownString(word), info);
+  return info;
 }
 
-const PARTS = new Map<string, string[]>();
+const PARTS = new Map<string, WordInfo>();
 
 export interface TokenizeOptions {
   /** Also emit each compound word whole (default true). */
@@ -146,12 +159,19 @@ export function looseNameToken(name: string): string {
 export function nameTokens(text: string): string[] {
   const out: string[] = [];
   for (const w of words(text)) {
-    for (const p of partsOf(w)) out.push(p);
-    out.push(exactNameToken(w), looseNameToken(w));
+    const info = wordInfo(w);
+    for (const p of info.parts) out.push(p);
+    // a word has no `.`, `::` or `#`: its exact and convention-blind tokens without splitting it into segments
+    out.push(EXACT_NAME + info.lower, LOOSE_NAME + (info.lower.includes('_') ? normalizeIdentifier(w) : info.lower));
   }
-  for (const q of text.match(/[\p{L}\p{N}_$]+(?:(?:\.|::)[\p{L}\p{N}_$]+)+/gu) ?? []) out.push(exactNameToken(q), looseNameToken(q));
+  // (a Go const block's unit lists hundreds of names: the patterns below only run where they can match)
+  if (text.includes('.') || text.includes('::')) {
+    for (const q of text.match(/[\p{L}\p{N}_$]+(?:(?:\.|::)[\p{L}\p{N}_$]+)+/gu) ?? []) out.push(exactNameToken(q), looseNameToken(q));
+  }
   // Ruby's `valid?` and `merge!` are other names than `valid` and `merge`: their exact tokens keep the mark
-  for (const m of text.match(/[\p{L}\p{N}_$]+[?!](?=\s|$)/gu) ?? []) out.push(exactNameToken(m));
+  if (text.includes('?') || text.includes('!')) {
+    for (const m of text.match(/[\p{L}\p{N}_$]+[?!](?=\s|$)/gu) ?? []) out.push(exactNameToken(m));
+  }
   return out;
 }
 
