@@ -20,6 +20,8 @@ import { queryIsAboutTests } from './testDemotion';
 import { minMax } from '../../retrieval/fusion';
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
+/** The learned order's resolution: scores (min-max over the scored candidates) are compared in steps of 1/100. */
+const LEARNED_STEPS = 100;
 
 /** What the scorer was trained on: code units (not knowledge or reasoning chunks; not tests when tests are asked for). */
 function scorable(ctx: StageContext, c: Candidate): boolean {
@@ -68,7 +70,9 @@ export const learnedScorerStage: AsyncStage = {
     const w = ctx.scorerOptions?.weight ?? 1;
     // a candidate the reranker returned no score for ranks with its lowest score
     const floor = Math.min(...learned.filter((x) => Number.isFinite(x)));
-    const learnedNorm = minMax(learned.map((x) => (Number.isFinite(x) ? x : floor)));
+    // Differences under 1% of the scored range are below what the model resolves (its output saturates near 1 on
+    // several candidates): such near-ties keep the fused order rather than an arbitrary last digit.
+    const learnedNorm = minMax(learned.map((x) => (Number.isFinite(x) ? x : floor))).map((x) => Math.round(x * LEARNED_STEPS) / LEARNED_STEPS);
     const fusedNorm = minMax(head.map((c) => c.score));
     const key = head.map((_, i) => w * learnedNorm[i] + (1 - w) * fusedNorm[i]);
     const slots = head.map((c) => c.score); // already descending

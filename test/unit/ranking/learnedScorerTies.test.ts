@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { learnedScorerStage } from '../../../server/src/engine/ranking/stages/learnedScorer';
+import type { CandidateScorer } from '../../../server/src/engine/ranking/candidate';
+import { chunk, candidate, stageContext } from '../../support/chunks';
+
+/** A scorer that answers fixed probabilities, in the candidates' order (a stand-in for a saturated model's output). */
+function fixed(scores: number[]): CandidateScorer {
+  return { id: 'fixed', needsBothChannels: false, scoreCandidates: () => scores } as unknown as CandidateScorer;
+}
+
+const fn = (name: string) => chunk({ kind: 'function', name, path: `src/${name}.ts`, language: 'typescript', content: `function ${name}() {}` });
+
+async function order(scores: number[]): Promise<string[]> {
+  const cands = [candidate(fn('fusedFirst'), 3), candidate(fn('fusedSecond'), 2), candidate(fn('fusedThird'), 1)];
+  const strategy: Array<'HYBRID_SEARCH' | 'SEMANTIC_RERANK'> = ['HYBRID_SEARCH'];
+  const ctx = { ...stageContext('merge index segments'), scorer: fixed(scores), scorerOptions: { candidates: 50, weight: 1 }, effects: { strategy, warnings: [] } };
+  const out = await learnedScorerStage.apply(ctx, cands);
+  return [...out].sort((a, b) => b.score - a.score).map((c) => c.chunk!.name);
+}
+
+describe('learned scorer: near-ties keep the fused order', () => {
+  it('scores apart by more than 1% of the scored range reorder the list', async () => {
+    assert.deepEqual(await order([0.2, 0.5, 0.9]), ['fusedThird', 'fusedSecond', 'fusedFirst']);
+  });
+  it('a saturated model (0.9990 vs 0.9995 vs 0.9992 over a range from 0.1) leaves those in the fused order', async () => {
+    const cands = [candidate(fn('fusedFirst'), 4), candidate(fn('fusedSecond'), 3), candidate(fn('fusedThird'), 2), candidate(fn('weak'), 1)];
+    const strategy: Array<'HYBRID_SEARCH' | 'SEMANTIC_RERANK'> = ['HYBRID_SEARCH'];
+    const ctx = { ...stageContext('merge index segments'), scorer: fixed([0.999, 0.9995, 0.9992, 0.1]), scorerOptions: { candidates: 50, weight: 1 }, effects: { strategy, warnings: [] } };
+    const out = await learnedScorerStage.apply(ctx, cands);
+    assert.deepEqual([...out].sort((a, b) => b.score - a.score).map((c) => c.chunk!.name), ['fusedFirst', 'fusedSecond', 'fusedThird', 'weak']);
+  });
+});
