@@ -18,9 +18,9 @@
  * round, in alternating order; the pruned answer must equal the exhaustive one (ids, scores, explanations, count).
  * `--mode pruned` (or `exhaustive`) runs one side only, for `node --cpu-prof`.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -35,6 +35,7 @@ import { lexicalTerms, parseQuery } from '../server/src/engine/ranking/query';
 import { isTestPath } from '../server/src/engine/testPaths';
 import { partTokens } from '../server/src/engine/tokenize/codeTokenizer';
 import { latency, prng, sample, type LatencyReport } from './metrics';
+import { fetchGo119 } from './goTree';
 
 /** The repository root (the nearest folder up with a package.json: this file may also run bundled elsewhere below it). */
 const REPO = (() => {
@@ -44,14 +45,6 @@ const REPO = (() => {
 })();
 const SCALE_CACHE = join(REPO, 'bench', '.cache', 'scale');
 const CACHE = join(REPO, 'bench', '.cache', 'lexical');
-const GO119 = {
-  package: 'golang-1.19-src',
-  version: '1.19.8-2',
-  file: 'golang-1.19-src_1.19.8-2_all.deb',
-  url: 'https://deb.debian.org/debian/pool/main/g/golang-1.19/golang-1.19-src_1.19.8-2_all.deb',
-  sha256: '2dfa82fe4f08f4e0193c532e561af4c91871f5235608f04f2bb8d57bb288df5a',
-  srcDir: 'usr/share/go-1.19/src',
-};
 const DESCRIPTIONS = [
   'parse an HTTP request header', 'compute a sha256 checksum of a file', 'read a gzip compressed stream',
   'format a time as RFC3339', 'split a string by whitespace', 'open a TCP connection with a timeout',
@@ -88,36 +81,6 @@ function parseArgs(argv: string[]): Args {
   return args;
 }
 
-const sha256File = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
-
-/** The pinned Go tree (the same download and folder as bench/scale.ts). Returns its src/ folder. */
-async function goTree(): Promise<string> {
-  const src = join(SCALE_CACHE, 'golang-1.19-src', GO119.srcDir);
-  if (existsSync(join(src, 'go.mod'))) return src;
-  mkdirSync(SCALE_CACHE, { recursive: true });
-  const deb = join(SCALE_CACHE, GO119.file);
-  if (!existsSync(deb) || sha256File(deb) !== GO119.sha256) {
-    rmSync(deb, { force: true });
-    const apt = spawnSync('apt-get', ['download', `${GO119.package}=${GO119.version}`], { cwd: SCALE_CACHE, stdio: 'inherit' });
-    if (apt.status !== 0 || !existsSync(deb)) {
-      const res = await fetch(GO119.url);
-      if (!res.ok) throw new Error(`download failed: ${res.status} ${res.statusText}`);
-      writeFileSync(deb, Buffer.from(await res.arrayBuffer()));
-    }
-    if (sha256File(deb) !== GO119.sha256) throw new Error(`${GO119.file}: checksum mismatch`);
-  }
-  const extracted = join(SCALE_CACHE, 'golang-1.19-src');
-  rmSync(extracted, { recursive: true, force: true });
-  mkdirSync(extracted, { recursive: true });
-  if (spawnSync('dpkg-deb', ['-x', deb, extracted], { stdio: 'inherit' }).status !== 0) {
-    execFileSync('ar', ['x', deb], { cwd: extracted });
-    const data = readdirSync(extracted).find((f) => f.startsWith('data.tar'));
-    if (!data) throw new Error('no data.tar in the package');
-    execFileSync('tar', ['xf', data], { cwd: extracted });
-  }
-  return src;
-}
-
 interface Corpus {
   /** Chunks of the tree. */
   size: number;
@@ -134,7 +97,7 @@ async function corpus(): Promise<Corpus> {
   const docsPath = join(CACHE, `${corpusKey}.docs.jsonl`);
   const metaPath = join(CACHE, `${corpusKey}.meta.json`);
   if (!existsSync(docsPath) || !existsSync(metaPath)) {
-    const root = await goTree();
+    const root = await fetchGo119(SCALE_CACHE);
     mkdirSync(CACHE, { recursive: true });
     console.error('chunking the Go tree (once)…');
     await initChunking();

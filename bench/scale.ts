@@ -22,23 +22,15 @@
  * by the poll interval and one CLI start). Warm queries then run in this process through `Engine.search`.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { Engine } from '../server/src/engine/engine';
 import { latency, prng, sample, type LatencyReport } from './metrics';
+import { fetchGo119 } from './goTree';
 
 const REPO = resolve(__dirname, '..');
 const CACHE = join(REPO, 'bench', '.cache', 'scale');
-const GO119 = {
-  package: 'golang-1.19-src',
-  version: '1.19.8-2',
-  file: 'golang-1.19-src_1.19.8-2_all.deb',
-  url: 'https://deb.debian.org/debian/pool/main/g/golang-1.19/golang-1.19-src_1.19.8-2_all.deb',
-  sha256: '2dfa82fe4f08f4e0193c532e561af4c91871f5235608f04f2bb8d57bb288df5a',
-  srcDir: 'usr/share/go-1.19/src',
-};
 const SENTINEL_PATH = 'zzzz_quarry_scale_sentinel.go';
 const SENTINEL = 'QuarryScaleSentinelReady';
 const DESCRIPTIONS = [
@@ -84,42 +76,6 @@ function positive(v: string, name: string): number {
   const n = Math.floor(Number(v));
   if (!(n > 0)) throw new Error(`${name} must be a positive number`);
   return n;
-}
-
-function sha256File(path: string): string {
-  return createHash('sha256').update(readFileSync(path)).digest('hex');
-}
-
-/** The pinned Debian package, downloaded once, checked, extracted once. Returns the src/ folder. */
-async function fetchGo119(): Promise<string> {
-  mkdirSync(CACHE, { recursive: true });
-  const deb = join(CACHE, GO119.file);
-  if (!existsSync(deb) || sha256File(deb) !== GO119.sha256) {
-    rmSync(deb, { force: true });
-    const apt = spawnSync('apt-get', ['download', `${GO119.package}=${GO119.version}`], { cwd: CACHE, stdio: 'inherit' });
-    if (apt.status !== 0 || !existsSync(deb)) {
-      console.error(`apt-get download unavailable or failed; fetching ${GO119.url}`);
-      const res = await fetch(GO119.url);
-      if (!res.ok) throw new Error(`download failed: ${res.status} ${res.statusText}`);
-      writeFileSync(deb, Buffer.from(await res.arrayBuffer()));
-    }
-    const got = sha256File(deb);
-    if (got !== GO119.sha256) throw new Error(`${GO119.file}: sha256 ${got}, expected ${GO119.sha256}`);
-  }
-  const extracted = join(CACHE, 'golang-1.19-src');
-  const src = join(extracted, GO119.srcDir);
-  if (!existsSync(join(src, 'go.mod'))) {
-    rmSync(extracted, { recursive: true, force: true });
-    mkdirSync(extracted, { recursive: true });
-    if (spawnSync('dpkg-deb', ['-x', deb, extracted], { stdio: 'inherit' }).status !== 0) {
-      // No dpkg: a .deb is an ar archive holding data.tar.*.
-      execFileSync('ar', ['x', deb], { cwd: extracted });
-      const data = readdirSync(extracted).find((f) => f.startsWith('data.tar'));
-      if (!data) throw new Error('no data.tar in the package');
-      execFileSync('tar', ['xf', data], { cwd: extracted });
-    }
-  }
-  return src;
 }
 
 function listFiles(dir: string): string[] {
@@ -347,7 +303,7 @@ const fmtMs = (ms: number) => (ms < 10 ? ms.toFixed(1) : Math.round(ms).toString
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const source = args.corpus === 'go119' ? await fetchGo119() : resolve(args.corpus);
+  const source = args.corpus === 'go119' ? await fetchGo119(CACHE) : resolve(args.corpus);
   if (!existsSync(source) || !statSync(source).isDirectory()) throw new Error(`corpus ${args.corpus}: not a folder`);
   const name = args.corpus === 'go119' ? 'go119' : source.split('/').filter(Boolean).pop()!;
   console.error(`preparing the workspace (${name}, ${args.files ?? 'all'} files, ${args.history} synthetic commits)…`);
