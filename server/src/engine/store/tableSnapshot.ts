@@ -1,0 +1,229 @@
+/**
+ * Read snapshots of LanceDB tables for the long-running doors (issue 21: warm queries at 100k chunks).
+ *
+ * A search hydrates a few hundred rows by key (`id IN (…)`, `content_hash IN (…)`, `chunk_id IN (…)`). LanceDB answers
+ * such a read in 25–30 ms at 96k chunks whatever the number of rows — about 1 ms per column, for the 27 columns of
+ * `chunks` — which was most of a warm query's time. A snapshot holds one version of a table in memory as the Arrow
+ * record batches a scan returns (compact, outside the V8 heap), with a key → row position index, and answers those
+ * reads from memory; the columns named `lazy` (the chunk's content: two thirds of the table's bytes) stay on disk and
+ * are read for the asked rows only, in one `takeRowIds` of the same version (one column: 2–4 ms).
+ *
+ * A snapshot answers only while its version is the table's live version (one cheap `version()` per read); otherwise
+ * the caller reads LanceDB as before, and the slot reloads the snapshot once the table has stopped moving (`quietMs`
+ * after the last stale read), so an editor's stream of buffer writes never pays for a reload per keystroke. Rows come
+ * back as plain records with the same values a query's rows have (same Arrow vectors), so the store converts them with
+ * its usual row functions and every answer is identical.
+ */
+import type * as lancedb from '@lancedb/lancedb';
+import { DataType, type Vector } from 'apache-arrow';
+
+/** A batch's columns, looked up once (Arrow's `getChildAt` builds a new vector on every call): name, value at a row. */
+type Columns = Array<[name: string, valueAt: (row: number) => unknown]>;
+
+const utf8 = new TextDecoder();
+
+/**
+ * How a row's value is read from a column. Arrow's `get` everywhere, but a list of strings — a chunk's symbols,
+ * references, conformances — is read straight from its offsets as a string[] (Arrow builds a vector per value:
+ * 15 µs against 1 µs), which the store's row functions take as they take the vector.
+ */
+function reader(values: Vector): (row: number) => unknown {
+  const data = values.data[0];
+  const child = data?.children[0];
+  if (values.data.length === 1 && data && child && DataType.isList(data.type) && DataType.isUtf8(child.type) && !data.nullCount && !child.nullCount) {
+    const offsets = data.valueOffsets as Int32Array;
+    const strOffsets = child.valueOffsets as Int32Array;
+    const bytes = child.values as Uint8Array;
+    const base = data.offset;
+    const childBase = child.offset;
+    return (row) => {
+      const out: string[] = [];
+      for (let k = offsets[base + row]!; k < offsets[base + row + 1]!; k++) out.push(utf8.decode(bytes.subarray(strOffsets[childBase + k]!, strOffsets[childBase + k + 1]!)));
+      return out;
+    };
+  }
+  return (row) => values.get(row);
+}
+
+export interface SnapshotSpec {
+  /** The table's name in the connection. */
+  table: string;
+  /** String columns rows are looked up by. */
+  keys: readonly string[];
+  /** Columns not held in memory: read from the snapshot's version for the rows asked. */
+  lazy?: readonly string[];
+}
+
+export class TableSnapshot {
+  private constructor(
+    readonly version: number,
+    private readonly handle: lancedb.Table,
+    private readonly batches: Columns[],
+    /** First row position of each batch. */
+    private readonly starts: number[],
+    private readonly rowIds: bigint[],
+    private readonly index: Map<string, Map<string, number | number[]>>,
+    private readonly lazy: readonly string[],
+  ) {}
+
+  /** Reads the table's live version into memory (a handle of its own, checked out at that version). */
+  static async load(db: lancedb.Connection, spec: SnapshotSpec): Promise<TableSnapshot> {
+    const handle = await db.openTable(spec.table);
+    try {
+      const version = await handle.version();
+      await handle.checkout(version);
+      const lazy = spec.lazy ?? [];
+      const columns = (await handle.schema()).fields.map((f) => f.name).filter((n) => !lazy.includes(n));
+      const batches: Columns[] = [];
+      const starts: number[] = [];
+      const rowIds: bigint[] = [];
+      const index = new Map(spec.keys.map((k) => [k, new Map<string, number | number[]>()]));
+      let n = 0;
+      for await (const rb of handle.query().select(columns).withRowId().limit(Number.MAX_SAFE_INTEGER)) {
+        const rid = rb.getChild('_rowid')!;
+        for (let i = 0; i < rb.numRows; i++) rowIds.push(BigInt(rid.get(i) as bigint | number));
+        for (const [key, map] of index) {
+          const col = rb.getChild(key)!;
+          for (let i = 0; i < rb.numRows; i++) {
+            const v = String(col.get(i));
+            const had = map.get(v);
+            if (had === undefined) map.set(v, n + i);
+            else if (typeof had === 'number') map.set(v, [had, n + i]);
+            else had.push(n + i);
+          }
+        }
+        starts.push(n);
+        batches.push(rb.schema.fields.flatMap((f, j): Columns => (f.name === '_rowid' ? [] : [[f.name, reader(rb.getChildAt(j)!)]])));
+        n += rb.numRows;
+      }
+      return new TableSnapshot(version, handle, batches, starts, rowIds, index, lazy);
+    } catch (e) {
+      handle.close();
+      throw e;
+    }
+  }
+
+  get rowCount(): number {
+    return this.rowIds.length;
+  }
+
+  /** Row positions whose `key` equals one of `values`, value by value in the order asked (all rows of a value, in row order). */
+  positions(key: string, values: readonly string[]): number[] {
+    const map = this.index.get(key);
+    if (!map) throw new Error(`${key} is not a key of this snapshot`);
+    const out: number[] = [];
+    for (const v of values) {
+      const p = map.get(v);
+      if (p === undefined) continue;
+      if (typeof p === 'number') out.push(p);
+      else out.push(...p);
+    }
+    return out;
+  }
+
+  /** The rows at these positions, in that order: every column (the lazy ones read from the snapshot's version). */
+  async rows(positions: readonly number[]): Promise<Array<Record<string, unknown>>> {
+    const out = positions.map((p) => this.row(p));
+    if (this.lazy.length && positions.length) {
+      const ids = [...new Set(positions.map((p) => this.rowIds[p]!))];
+      const byRowId = new Map<bigint, Record<string, unknown>>();
+      for (const r of await this.handle.takeRowIds(ids).select([...this.lazy]).withRowId().toArray()) byRowId.set(BigInt(r._rowid as bigint | number), r);
+      positions.forEach((p, i) => {
+        const r = byRowId.get(this.rowIds[p]!);
+        if (!r) throw new Error(`row ${this.rowIds[p]} of version ${this.version} was not returned`);
+        for (const c of this.lazy) out[i]![c] = r[c];
+      });
+    }
+    return out;
+  }
+
+  private row(position: number): Record<string, unknown> {
+    // the batch holding the position (binary search over the batches' first positions)
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= position) lo = mid;
+      else hi = mid - 1;
+    }
+    const i = position - this.starts[lo]!;
+    const r: Record<string, unknown> = {};
+    for (const [name, valueAt] of this.batches[lo]!) r[name] = valueAt(i);
+    return r;
+  }
+
+  close(): void {
+    this.handle.close();
+  }
+}
+
+/**
+ * One table's snapshot over time: loaded on request (`load`), served while it is of the live version (`fresh`),
+ * reloaded in the background `quietMs` after the last read that found it stale, dropped on failure.
+ */
+export class SnapshotSlot {
+  private current?: TableSnapshot;
+  private loading?: Promise<void>;
+  private timer?: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly db: lancedb.Connection,
+    private readonly spec: SnapshotSpec,
+    /** The table's live version (the store's own handle, which follows commits). */
+    private readonly liveVersion: () => Promise<number>,
+    private readonly quietMs = 2000,
+  ) {}
+
+  /** Loads (or reloads) the snapshot now; failures leave the slot empty (reads go to LanceDB). */
+  load(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return (this.loading ??= TableSnapshot.load(this.db, this.spec)
+      .then((s) => {
+        if (this.closed) return s.close();
+        this.current?.close();
+        this.current = s;
+      })
+      .catch(() => this.drop())
+      .finally(() => (this.loading = undefined)));
+  }
+
+  /** The snapshot when it holds the table's live version; otherwise undefined, and a reload is scheduled. */
+  async fresh(): Promise<TableSnapshot | undefined> {
+    if (this.closed || (!this.current && !this.timer && !this.loading && !this.wanted)) return undefined;
+    const live = await this.liveVersion();
+    if (this.current && this.current.version === live) return this.current;
+    this.schedule();
+    return undefined;
+  }
+
+  /** Whether the slot was loaded once (a stale or failed one then keeps trying to follow the table). */
+  private wanted = false;
+
+  /** Loads the snapshot and keeps it following the table. */
+  async enable(): Promise<void> {
+    this.wanted = true;
+    await this.load();
+  }
+
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.load();
+    }, this.quietMs);
+    this.timer.unref?.();
+  }
+
+  /** Forgets the snapshot (a read from it failed: the store reads LanceDB, and a reload is scheduled). */
+  drop(): void {
+    this.current?.close();
+    this.current = undefined;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.drop();
+  }
+}

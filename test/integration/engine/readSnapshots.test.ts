@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
+import { Engine } from '../../../server/src/engine/engine';
+import { ChunkStore } from '../../../server/src/engine/store/chunkStore';
+import { TableSnapshot } from '../../../server/src/engine/store/tableSnapshot';
+import type { FindCodeResponseSummary } from '../../../server/src/engine/api/results';
+import { copyFixture, removeDir } from '../../support/workspace';
+
+/** Read snapshots (store/tableSnapshot.ts): the long-running doors' in-memory copies of `chunks` and `chunk_git`. */
+describe('read snapshots: in-memory chunk and git rows give the answers LanceDB gives', function () {
+  this.timeout(240_000);
+  let root: string;
+  before(async () => {
+    root = copyFixture('polyglot');
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: root, stdio: 'ignore' });
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'fixture');
+    const engine = await Engine.open(root);
+    await engine.index();
+    await engine.close();
+  });
+  after(() => removeDir(root));
+
+  const open = async () => (await ChunkStore.open(join(root, '.quarry'))).store;
+
+  it('getChunks, chunksByHashes and gitRowsOf answer from the snapshot exactly as from LanceDB', async () => {
+    const plain = await open();
+    const snapped = await open();
+    try {
+      await snapped.keepReadSnapshots();
+      const ids = await plain.allChunkIds();
+      assert.ok(ids.length > 50, `${ids.length} chunks`);
+      const some = ids.filter((_, i) => i % 3 === 0);
+      // the order asked, repeated and unknown ids
+      const asked = [...some].reverse().concat(['no-such-id', some[0]!]);
+      const fromSnapshot = await snapped.getChunks(asked);
+      assert.deepEqual(fromSnapshot, await plain.getChunks(asked));
+      assert.deepEqual(await snapped.getChunks(ids), await plain.getChunks(ids));
+      const hashes = [...new Set(fromSnapshot.map((c) => c.contentHash))].concat(['no-such-hash']);
+      assert.deepEqual(await snapped.chunksByHashes(hashes), await plain.chunksByHashes(hashes));
+      const git = await plain.gitRowsOf(asked);
+      assert.ok(git.length > 10, `${git.length} git rows`);
+      assert.deepEqual(await snapped.gitRowsOf(asked), git);
+      // and the snapshots were what answered
+      const slots = (snapped as unknown as { snapshots: Record<'chunks' | 'git', { fresh(): Promise<unknown> }> }).snapshots;
+      assert.ok(await slots.chunks.fresh(), 'the chunk snapshot is of the live version');
+      assert.ok(await slots.git.fresh(), 'the git snapshot is of the live version');
+    } finally {
+      await plain.close();
+      await snapped.close();
+    }
+  });
+
+  it('a write makes the snapshot stale: reads go to LanceDB at once, and the snapshot reloads once writes stop', async () => {
+    const snapped = await open();
+    const engine = await Engine.open(root);
+    try {
+      await snapped.keepReadSnapshots();
+      const file = 'services/pricing/discounts.py';
+      const before = (await snapped.getChunks(await snapped.allChunkIds())).filter((c) => c.path === file);
+      assert.ok(before.length, `chunks of ${file}`);
+      // another writer (an editor buffer) replaces the file's chunks
+      await engine.setBuffer(join(root, file), readFileSync(join(root, file), 'utf8') + '\n\ndef snapshot_probe_fn():\n    return 42\n');
+      const ids = await snapped.allChunkIds();
+      const after = (await snapped.getChunks(ids)).filter((c) => c.path === file);
+      assert.ok(after.some((c) => c.content.includes('snapshot_probe_fn')), 'the new chunk is read at once');
+      const slots = (snapped as unknown as { snapshots: Record<'chunks', { fresh(): Promise<unknown> }> }).snapshots;
+      assert.equal(await slots.chunks.fresh(), undefined, 'the snapshot is stale');
+      await new Promise((r) => setTimeout(r, 3000));
+      assert.ok(await slots.chunks.fresh(), 'reloaded after the quiet period');
+      const plain = await open();
+      try {
+        assert.deepEqual(await snapped.getChunks(ids), await plain.getChunks(ids));
+      } finally {
+        await plain.close();
+      }
+    } finally {
+      await engine.close();
+      await snapped.close();
+    }
+  });
+
+  it('a lazy column is read from the snapshot version for the rows asked, with the same values', async () => {
+    const db = await lancedb.connect(join(root, '.quarry', 'lancedb'), { readConsistencyInterval: 0 });
+    const full = await TableSnapshot.load(db, { table: 'chunks', keys: ['id'] });
+    const lazy = await TableSnapshot.load(db, { table: 'chunks', keys: ['id'], lazy: ['content'] });
+    try {
+      assert.equal(full.rowCount, lazy.rowCount);
+      const positions = Array.from({ length: full.rowCount }, (_, i) => full.rowCount - 1 - i).filter((i) => i % 2 === 0);
+      const a = await full.rows(positions);
+      const b = await lazy.rows(positions);
+      assert.equal(b.length, a.length);
+      for (let i = 0; i < a.length; i++) {
+        assert.equal(b[i]!.id, a[i]!.id);
+        assert.equal(b[i]!.content, a[i]!.content);
+        assert.ok(typeof a[i]!.content === 'string' && (a[i]!.content as string).length > 0);
+      }
+    } finally {
+      full.close();
+      lazy.close();
+      db.close();
+    }
+  });
+
+  it('a long-running engine answers searches exactly as a one-shot engine', async () => {
+    const oneShot = await Engine.open(root);
+    const longRunning = await Engine.open(root, { longRunning: true });
+    try {
+      await longRunning.keepReadSnapshots();
+      const strip = (r: FindCodeResponseSummary) => ({ ...r, execution_time_ms: 0 });
+      for (const q of ['ChunkStore', 'parse the configuration file', 'what implements Observer', 'User', 'save a user to the database']) {
+        assert.deepEqual(strip(await longRunning.search(q, { limit: 10 })), strip(await oneShot.search(q, { limit: 10 })), q);
+      }
+    } finally {
+      await oneShot.close();
+      await longRunning.close();
+    }
+  });
+});
