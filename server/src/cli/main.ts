@@ -11,6 +11,7 @@
  */
 // First: a packaged extension unpacks its compressed native libraries before anything requires LanceDB.
 import '../startup/unpackNatives';
+import '../startup/heapPolicy';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
 import { stringify as toYaml } from 'yaml';

@@ -9,6 +9,7 @@ process.env.LANCEDB_LOG ??= 'error';
 
 // First: a packaged extension unpacks its compressed native libraries before anything requires LanceDB.
 import '../startup/unpackNatives';
+import '../startup/heapPolicy';
 import { inspect } from 'node:util';
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { startLanguageServer } from './server';

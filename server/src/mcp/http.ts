@@ -6,6 +6,7 @@
  */
 // First: a packaged extension unpacks its compressed native libraries before anything requires LanceDB.
 import '../startup/unpackNatives';
+import '../startup/heapPolicy';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes, timingSafeEqual } from 'node:crypto';

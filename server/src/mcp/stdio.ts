@@ -13,6 +13,7 @@
  */
 // First: a packaged extension unpacks its compressed native libraries before anything requires LanceDB.
 import '../startup/unpackNatives';
+import '../startup/heapPolicy';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { warmUp } from '../engine/search/warmUp';
 import { Engine } from '../engine/engine';

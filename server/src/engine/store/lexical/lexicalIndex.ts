@@ -11,9 +11,10 @@
  * - Segments merge into one when there are many of them or many deletions.
  */
 import { promises as fs, readFileSync, existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { advance, FIELDS, Field, LexicalDoc, Segment, termKey, WINDOW, WINDOW_SHIFT } from './segment';
+import { advance, FIELDS, Field, LexicalDoc, Segment, SegmentBuilder, termKey, WINDOW, WINDOW_SHIFT } from './segment';
 import { Bm25Params, idf, tfWeight } from '../../retrieval/bm25';
 
 const MANIFEST = 'manifest.json';
@@ -68,7 +69,8 @@ class SegmentVanishedError extends LexicalIndexCorruptError {
 export class LexicalIndex {
   private segments: Segment[] = [];
   private generation = 0;
-  private pending: LexicalDoc[] = [];
+  /** Documents added since the last commit, already turned into postings (their token lists are not kept). */
+  private pending: SegmentBuilder | undefined;
   private dirty = false;
   /** path → live (segment, ordinal) pairs. */
   private byPath = new Map<string, Array<[Segment, number]>>();
@@ -203,16 +205,15 @@ export class LexicalIndex {
         this.byPath.delete(path);
         this.dirty = true;
       }
-      const before = this.pending.length;
-      this.pending = this.pending.filter((p) => p.path !== path);
-      if (this.pending.length !== before) this.dirty = true;
+      if (this.pending?.removePath(path)) this.dirty = true;
     }
     return removed;
   }
 
   add(docs: readonly LexicalDoc[]): void {
     if (!docs.length) return;
-    this.pending.push(...docs);
+    this.pending ??= new SegmentBuilder();
+    for (const doc of docs) this.pending.add(doc);
     this.dirty = true;
   }
 
@@ -223,16 +224,16 @@ export class LexicalIndex {
     const generation = this.generation + 1;
     const obsolete: string[] = [];
     let segments = this.segments;
-    if (this.pending.length) {
-      const seg = Segment.build(this.segmentName(generation), this.pending);
-      await this.writeAtomic(seg.name, seg.serialize());
+    if (this.pending?.docCount) {
+      const seg = this.pending.build(this.segmentName(generation));
+      await this.writeAtomic(seg.name, (fh) => seg.write(fh));
       segments = [...segments, seg];
       for (let d = 0; d < seg.docCount; d++) this.track(seg, d);
     }
     const toMerge = chooseMerge(segments);
     if (toMerge.length) {
       const merged = Segment.merge(toMerge, this.segmentName(generation, 'm'));
-      if (merged) await this.writeAtomic(merged.name, merged.serialize());
+      if (merged) await this.writeAtomic(merged.name, (fh) => merged.write(fh));
       obsolete.push(...toMerge.map((s) => s.name));
       const mergedSet = new Set(toMerge);
       segments = [...segments.filter((s) => !mergedSet.has(s)), ...(merged ? [merged] : [])];
@@ -249,10 +250,11 @@ export class LexicalIndex {
       generation,
       segments: kept.map((s) => ({ name: s.name, deleted: deletedOrdinals(s) })),
     };
-    await this.writeAtomic(MANIFEST, Buffer.from(JSON.stringify(manifest)));
+    const manifestBytes = Buffer.from(JSON.stringify(manifest));
+    await this.writeAtomic(MANIFEST, (fh) => fh.writeFile(manifestBytes));
     this.segments = kept;
     this.generation = generation;
-    this.pending = [];
+    this.pending = undefined;
     this.dirty = false;
     if (obsolete.length) this.rebuildDerived();
     this.sweep();
@@ -261,7 +263,7 @@ export class LexicalIndex {
   /** Discards every document (used by a full rebuild); takes effect on commit. */
   clear(): void {
     for (const seg of this.segments) seg.markAllDeleted();
-    this.pending = [];
+    this.pending = undefined;
     this.byPath.clear();
     this.liveDocs = 0;
     this.lenSums.fill(0);
@@ -272,11 +274,12 @@ export class LexicalIndex {
     return `seg-${String(generation).padStart(8, '0')}${suffix}-${randomBytes(3).toString('hex')}.qlx`;
   }
 
-  private async writeAtomic(name: string, data: Buffer): Promise<void> {
+  /** Writes a file by `write` into a temporary file, fsyncs it and renames it into place. */
+  private async writeAtomic(name: string, write: (fh: FileHandle) => Promise<unknown>): Promise<void> {
     const tmp = join(this.dir, `${name}.tmp-${process.pid}`);
     const fh = await fs.open(tmp, 'w');
     try {
-      await fh.writeFile(data);
+      await write(fh);
       await fh.sync();
     } finally {
       await fh.close();

@@ -15,6 +15,7 @@
  * A term key is `<field code>:<token>` (`n:validate`, `b:user`), so one dictionary holds every field.
  * Terms are sorted by JavaScript string order, and lookups compare decoded strings the same way.
  */
+import type { FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { Bm25Params, tfWeight } from '../../retrieval/bm25';
 
@@ -48,16 +49,56 @@ class StringTable {
     return this.blob.toString('utf8', this.offsets[i], this.offsets[i + 1]);
   }
 
+  byteLength(i: number): number {
+    return this.offsets[i + 1] - this.offsets[i];
+  }
+
+  /** Packs strings into one buffer (written in place: no buffer per string). */
   static pack(strings: readonly string[]): StringTable {
-    const parts = strings.map((s) => Buffer.from(s, 'utf8'));
     const offsets = new Uint32Array(strings.length + 1);
+    let bytes = 0;
+    for (const s of strings) bytes += Buffer.byteLength(s, 'utf8');
+    const blob = Buffer.alloc(bytes);
     let at = 0;
-    parts.forEach((p, i) => {
+    strings.forEach((s, i) => {
       offsets[i] = at;
-      at += p.length;
+      at += blob.write(s, at, 'utf8');
     });
     offsets[strings.length] = at;
-    return new StringTable(Buffer.concat(parts, at), offsets);
+    return new StringTable(blob, offsets);
+  }
+}
+
+/** A StringTable written string by string from other tables' bytes, into arrays sized for at most `count` strings of `bytes` bytes. */
+class StringTableBuilder {
+  private readonly offsets: Uint32Array;
+  private readonly blob: Buffer;
+  private n = 0;
+  private at = 0;
+
+  constructor(count: number, bytes: number) {
+    this.offsets = new Uint32Array(count + 1);
+    this.blob = Buffer.allocUnsafe(bytes);
+  }
+
+  get length(): number {
+    return this.n;
+  }
+
+  /** Appends string `i` of `from`. */
+  copy(from: StringTable, i: number): void {
+    const start = from.offsets[i];
+    const end = from.offsets[i + 1];
+    this.offsets[this.n++] = this.at;
+    this.at += from.blob.copy(this.blob, this.at, start, end);
+  }
+
+  build(): StringTable {
+    this.offsets[this.n] = this.at;
+    // exact-size copies when the table came out smaller than its capacity (deleted documents, shared terms)
+    const offsets = this.n + 1 === this.offsets.length ? this.offsets : this.offsets.slice(0, this.n + 1);
+    const blob = this.at === this.blob.length ? this.blob : Buffer.from(this.blob.subarray(0, this.at));
+    return new StringTable(blob, offsets);
   }
 }
 
@@ -343,25 +384,19 @@ export class Segment {
     return 0;
   }
 
-  /** Builds a segment from documents (in memory). */
+  /** Builds a segment from documents (in memory; see SegmentBuilder). */
   static build(name: string, docs: readonly LexicalDoc[]): Segment {
-    const postings = new Map<string, number[]>(); // key → [doc, tf, doc, tf, ...]
-    const fieldLens = new Uint32Array(docs.length * FIELDS.length);
-    docs.forEach((doc, d) => {
-      FIELDS.forEach((field, f) => {
-        const tokens = doc.fields[field] ?? [];
-        fieldLens[d * FIELDS.length + f] = tokens.length;
-        const counts = new Map<string, number>();
-        for (const tok of tokens) counts.set(tok, (counts.get(tok) ?? 0) + 1);
-        for (const [tok, tf] of counts) {
-          const key = termKey(field, tok);
-          let list = postings.get(key);
-          if (!list) postings.set(key, (list = []));
-          list.push(d, tf);
-        }
-      });
-    });
-    return Segment.fromPostingMap(name, docs.map((d) => d.id), docs.map((d) => d.path), fieldLens, postings);
+    const builder = new SegmentBuilder();
+    for (const doc of docs) builder.add(doc);
+    return builder.build(name);
+  }
+
+  /** A segment from its laid-out parts (SegmentBuilder). */
+  static fromParts(
+    name: string, paths: string[], docPathIdx: Uint32Array, ids: readonly string[], fieldLens: Uint32Array, terms: readonly string[],
+    termStarts: Uint32Array, postDocs: Uint32Array, postTfs: Uint16Array,
+  ): Segment {
+    return new Segment(name, paths, docPathIdx, StringTable.pack(ids), fieldLens, StringTable.pack(terms), termStarts, postDocs, postTfs);
   }
 
   /** Builds a segment from a term → [doc, tf, ...] map whose doc ordinals ascend within each list. */
@@ -400,41 +435,75 @@ export class Segment {
 
   /**
    * Merges the live documents of several segments into one, by a k-way merge of their sorted term
-   * dictionaries straight into typed arrays (no per-posting objects), keeping memory near the output size.
+   * dictionaries straight into typed arrays (no per-posting objects). Ids and terms are copied as UTF-8 bytes from
+   * the inputs' blobs (no string per term or id is kept), so the merge holds little beyond its inputs and its output.
    * Returns undefined when no live document remains.
    */
   static merge(segments: readonly Segment[], name: string): Segment | undefined {
+    const nf = FIELDS.length;
+    let live = 0;
+    let idBytes = 0;
+    let postings = 0;
+    for (const seg of segments) {
+      live += seg.liveCount;
+      postings += seg.postDocs.length;
+      for (let d = 0; d < seg.docCount; d++) if (!seg.deleted[d]) idBytes += seg.ids.byteLength(d);
+    }
+    if (!live) return undefined;
     const remaps: Int32Array[] = [];
-    const ids: string[] = [];
-    const docPaths: string[] = [];
-    const lens: number[] = [];
+    const paths: string[] = [];
+    const pathIndex = new Map<string, number>();
+    const docPathIdx = new Uint32Array(live);
+    const lens = new Uint32Array(live * nf);
+    const ids = new StringTableBuilder(live, idBytes);
+    let n = 0;
     for (const seg of segments) {
       const remap = new Int32Array(seg.docCount).fill(-1);
+      const pathMap = new Int32Array(seg.pathCount).fill(-1);
       for (let d = 0; d < seg.docCount; d++) {
         if (seg.deleted[d]) continue;
-        remap[d] = ids.length;
-        ids.push(seg.docId(d));
-        docPaths.push(seg.docPath(d));
-        for (let f = 0; f < FIELDS.length; f++) lens.push(seg.fieldLength(d, f));
+        remap[d] = n;
+        ids.copy(seg.ids, d);
+        const sp = seg.docPathIdx[d];
+        if (pathMap[sp] < 0) {
+          const p = seg.paths[sp];
+          let i = pathIndex.get(p);
+          if (i === undefined) {
+            i = paths.length;
+            paths.push(p);
+            pathIndex.set(p, i);
+          }
+          pathMap[sp] = i;
+        }
+        docPathIdx[n] = pathMap[sp];
+        lens.set(seg.fieldLens.subarray(d * nf, d * nf + nf), n * nf);
+        n++;
       }
       remaps.push(remap);
     }
-    if (!ids.length) return undefined;
-    const capacity = segments.reduce((n, s) => n + s.postDocs.length, 0);
-    const postDocs = new Uint32Array(capacity);
-    const postTfs = new Uint16Array(capacity);
-    const terms: string[] = [];
-    const starts: number[] = [];
+    // Without deletions the output holds exactly every input posting: the arrays are sized to it, never copied.
+    const postDocs = new Uint32Array(postings);
+    const postTfs = new Uint16Array(postings);
+    const terms = new StringTableBuilder(segments.reduce((k, s) => k + s.termCount, 0), segments.reduce((k, s) => k + s.terms.blob.length, 0));
+    let starts = new Uint32Array(1024);
     const cursor = segments.map(() => 0);
     const current = segments.map((s) => (s.termCount ? s.term(0) : undefined));
     let at = 0;
     for (;;) {
       let min: string | undefined;
-      for (const t of current) if (t !== undefined && (min === undefined || t < min)) min = t;
+      let from = -1;
+      for (let si = 0; si < current.length; si++) {
+        const t = current[si];
+        if (t !== undefined && (min === undefined || t < min)) {
+          min = t;
+          from = si;
+        }
+      }
       if (min === undefined) break;
       const begin = at;
-      segments.forEach((seg, si) => {
-        if (current[si] !== min) return;
+      for (let si = 0; si < segments.length; si++) {
+        if (current[si] !== min) continue;
+        const seg = segments[si];
         const t = cursor[si];
         const remap = remaps[si];
         for (let p = seg.termStarts[t]; p < seg.termStarts[t + 1]; p++) {
@@ -444,33 +513,56 @@ export class Segment {
           postTfs[at] = seg.postTfs[p];
           at++;
         }
-        cursor[si] = t + 1;
-        current[si] = t + 1 < seg.termCount ? seg.term(t + 1) : undefined;
-      });
+        if (si !== from) {
+          cursor[si] = t + 1;
+          current[si] = t + 1 < seg.termCount ? seg.term(t + 1) : undefined;
+        }
+      }
       if (at > begin) {
-        terms.push(min);
-        starts.push(begin);
+        if (terms.length + 1 >= starts.length) {
+          const grown = new Uint32Array(starts.length * 2);
+          grown.set(starts);
+          starts = grown;
+        }
+        starts[terms.length] = begin;
+        terms.copy(segments[from].terms, cursor[from]);
       }
+      const seg = segments[from];
+      cursor[from]++;
+      current[from] = cursor[from] < seg.termCount ? seg.term(cursor[from]) : undefined;
     }
-    const termStarts = Uint32Array.from([...starts, at]);
-    const pathIndex = new Map<string, number>();
-    const paths: string[] = [];
-    const docPathIdx = Uint32Array.from(docPaths, (p) => {
-      let i = pathIndex.get(p);
-      if (i === undefined) {
-        i = paths.length;
-        paths.push(p);
-        pathIndex.set(p, i);
-      }
-      return i;
-    });
+    starts[terms.length] = at;
     return new Segment(
-      name, paths, docPathIdx, StringTable.pack(ids), Uint32Array.from(lens), StringTable.pack(terms), termStarts,
-      postDocs.slice(0, at), postTfs.slice(0, at),
+      name, paths, docPathIdx, ids.build(), lens, terms.build(), starts.slice(0, terms.length + 1),
+      at === postings ? postDocs : postDocs.slice(0, at), at === postings ? postTfs : postTfs.slice(0, at),
     );
   }
 
+  /** The file's bytes in one buffer (see `write` for writing it without the copy). */
   serialize(): Buffer {
+    const parts = this.fileParts();
+    const body = Buffer.concat(parts);
+    return Buffer.concat([body, u32(crc32(body))]);
+  }
+
+  /**
+   * Writes the file's bytes to an open file, section by section from the arrays themselves (no copy of the segment in
+   * one buffer), the CRC-32 computed on the way; returns the bytes written.
+   */
+  async write(fh: FileHandle): Promise<number> {
+    let crc = 0;
+    let size = 0;
+    for (const part of this.fileParts()) {
+      crc = crc32(part, crc);
+      size += part.length;
+      await writeAll(fh, part);
+    }
+    await writeAll(fh, u32(crc));
+    return size + 4;
+  }
+
+  /** The file's sections before the CRC, in order: views of the segment's arrays, the header and padding. */
+  private fileParts(): Buffer[] {
     const header = Buffer.from(
       JSON.stringify({
         v: 2,
@@ -507,8 +599,7 @@ export class Segment {
     push(this.postDocs);
     push(this.postTfs);
     pad();
-    const body = Buffer.concat(parts, size);
-    return Buffer.concat([body, u32(crc32(body))]);
+    return parts;
   }
 
   /** Opens a serialized segment. Sections are views into `buf` (no copies) when it is 4-byte aligned. */
@@ -561,6 +652,141 @@ export class Segment {
   }
 }
 
+/**
+ * A segment in the making: each document is turned into its postings when it is added (term ids in a dictionary per
+ * field, the document's distinct terms and frequencies in two typed arrays), so that its token lists can be dropped
+ * at once instead of being held until the commit; `build` then lays the postings out by a counting sort over the
+ * term ids in dictionary order. The result is exactly `Segment.fromPostingMap` of the same documents (the tests
+ * compare the bytes).
+ */
+export class SegmentBuilder {
+  /** Per field: token → term id. */
+  private readonly dict = FIELDS.map(() => new Map<string, number>());
+  /** Per term id: its field index and token. */
+  private readonly termField: number[] = [];
+  private readonly termToken: string[] = [];
+  private docs: Array<{ id: string; path: string; lens: Uint32Array; terms: Uint32Array; tfs: Uint32Array }> = [];
+  /** Scratch per term id while a document is added: the serial of the last document-field that counted it, its count. */
+  private stamp = new Int32Array(1024).fill(-1);
+  private count = new Uint32Array(1024);
+  private serial = 0;
+  private scratch = new Uint32Array(256);
+
+  get docCount(): number {
+    return this.docs.length;
+  }
+
+  add(doc: LexicalDoc): void {
+    const lens = new Uint32Array(FIELDS.length);
+    const ids: number[] = [];
+    const tfs: number[] = [];
+    for (let f = 0; f < FIELDS.length; f++) {
+      const tokens = doc.fields[FIELDS[f]] ?? [];
+      lens[f] = tokens.length;
+      const dict = this.dict[f];
+      const serial = this.serial++;
+      let distinct = 0;
+      for (const tok of tokens) {
+        let t = dict.get(tok);
+        if (t === undefined) {
+          t = this.termToken.length;
+          dict.set(tok, t);
+          this.termField.push(f);
+          this.termToken.push(tok);
+          if (t >= this.stamp.length) this.grow();
+        }
+        if (this.stamp[t] !== serial) {
+          this.stamp[t] = serial;
+          this.count[t] = 0;
+          if (distinct >= this.scratch.length) {
+            const more = new Uint32Array(this.scratch.length * 2);
+            more.set(this.scratch);
+            this.scratch = more;
+          }
+          this.scratch[distinct++] = t;
+        }
+        this.count[t]++;
+      }
+      for (let i = 0; i < distinct; i++) {
+        const t = this.scratch[i];
+        ids.push(t);
+        tfs.push(this.count[t]);
+      }
+    }
+    this.docs.push({ id: doc.id, path: doc.path, lens, terms: Uint32Array.from(ids), tfs: Uint32Array.from(tfs) });
+  }
+
+  /** Drops the documents of a path added so far; returns whether there were any. */
+  removePath(path: string): boolean {
+    const before = this.docs.length;
+    this.docs = this.docs.filter((d) => d.path !== path);
+    return this.docs.length !== before;
+  }
+
+  /** The segment of the documents added. */
+  build(name: string): Segment {
+    const docs = this.docs;
+    const nTerms = this.termToken.length;
+    const df = new Uint32Array(nTerms);
+    let total = 0;
+    for (const d of docs) {
+      for (const t of d.terms) df[t]++;
+      total += d.terms.length;
+    }
+    // the terms present (a removed document's may not be), in dictionary order of their keys
+    const keys: string[] = [];
+    const order: number[] = [];
+    for (let t = 0; t < nTerms; t++) {
+      if (!df[t]) continue;
+      keys[t] = termKey(FIELDS[this.termField[t]], this.termToken[t]);
+      order.push(t);
+    }
+    order.sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
+    const termStarts = new Uint32Array(order.length + 1);
+    const cursor = new Uint32Array(nTerms);
+    let at = 0;
+    order.forEach((t, i) => {
+      termStarts[i] = at;
+      cursor[t] = at;
+      at += df[t];
+    });
+    termStarts[order.length] = at;
+    const postDocs = new Uint32Array(total);
+    const postTfs = new Uint16Array(total);
+    const fieldLens = new Uint32Array(docs.length * FIELDS.length);
+    docs.forEach((doc, d) => {
+      fieldLens.set(doc.lens, d * FIELDS.length);
+      for (let i = 0; i < doc.terms.length; i++) {
+        const p = cursor[doc.terms[i]]++;
+        postDocs[p] = d;
+        postTfs[p] = Math.min(doc.tfs[i], MAX_TF);
+      }
+    });
+    const pathIndex = new Map<string, number>();
+    const paths: string[] = [];
+    const docPathIdx = new Uint32Array(docs.length);
+    docs.forEach((doc, d) => {
+      let i = pathIndex.get(doc.path);
+      if (i === undefined) {
+        i = paths.length;
+        paths.push(doc.path);
+        pathIndex.set(doc.path, i);
+      }
+      docPathIdx[d] = i;
+    });
+    return Segment.fromParts(name, paths, docPathIdx, docs.map((d) => d.id), fieldLens, order.map((t) => keys[t]), termStarts, postDocs, postTfs);
+  }
+
+  private grow(): void {
+    const stamp = new Int32Array(this.stamp.length * 2).fill(-1);
+    stamp.set(this.stamp);
+    this.stamp = stamp;
+    const count = new Uint32Array(this.count.length * 2);
+    count.set(this.count);
+    this.count = count;
+  }
+}
+
 /** First posting in [from, end) whose document is ≥ `doc` (galloping, then binary search), or `end`. */
 export function advance(docs: Uint32Array, from: number, end: number, doc: number): number {
   if (from >= end || docs[from] >= doc) return from;
@@ -582,6 +808,13 @@ export function advance(docs: Uint32Array, from: number, end: number, doc: numbe
     else b = mid;
   }
   return a;
+}
+
+async function writeAll(fh: FileHandle, buf: Buffer): Promise<void> {
+  for (let off = 0; off < buf.length; ) {
+    const { bytesWritten } = await fh.write(buf, off, buf.length - off);
+    off += bytesWritten;
+  }
 }
 
 function u32(n: number): Buffer {
