@@ -1,11 +1,13 @@
 /**
  * Freshness from the editor: open buffers are pushed to the engine with `setBuffer` (debounced per document,
  * `bufferDebounceMs`, default 200 ms; null on close) and a save re-indexes the file. Only the index owner writes.
+ * A search sees the edits made before it: `flushBuffers` pushes a folder's pending buffers at once (when nothing else
+ * is writing to the folder), so a search right after typing does not wait for the debounce nor miss the edit.
  */
 import type { TextDocumentChangeEvent } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ServerContext } from './context';
-import { locateUri, owns } from './folder';
+import { locateUri, owns, type Folder } from './folder';
 import { writeToFolder } from './indexRuns';
 
 type DocumentEvent = TextDocumentChangeEvent<TextDocument>;
@@ -15,17 +17,32 @@ export function bufferChanged(ctx: ServerContext, ev: DocumentEvent): void {
   const hit = locateUri(ctx.folders, ev.document.uri);
   if (!hit || !owns(hit.folder)) return;
   const { folder: f, rel } = hit;
-  clearTimeout(f.bufferTimers.get(rel));
-  f.bufferTimers.set(
-    rel,
-    setTimeout(() => {
-      f.bufferTimers.delete(rel);
-      const doc = ctx.documents.get(ev.document.uri);
-      if (!doc) return;
-      const text = doc.getText();
-      void writeToFolder(ctx, f, `updating the buffer of ${rel}`, (engine) => engine.setBuffer(rel, text));
-    }, bufferDelay(ctx)),
-  );
+  clearTimeout(f.bufferTimers.get(rel)?.timer);
+  const uri = ev.document.uri;
+  f.bufferTimers.set(rel, { uri, timer: setTimeout(() => void pushBuffer(ctx, f, rel, uri), bufferDelay(ctx)) });
+}
+
+/** Sends a pending buffer's current text to the engine (its timer is dropped); the write is tracked until it ends. */
+function pushBuffer(ctx: ServerContext, f: Folder, rel: string, uri: string): Promise<unknown> {
+  clearTimeout(f.bufferTimers.get(rel)?.timer);
+  f.bufferTimers.delete(rel);
+  const doc = ctx.documents.get(uri);
+  if (!doc) return Promise.resolve();
+  const text = doc.getText();
+  const write = writeToFolder(ctx, f, `updating the buffer of ${rel}`, (engine) => engine.setBuffer(rel, text)).finally(() => f.bufferWrites.delete(write));
+  f.bufferWrites.add(write);
+  return write;
+}
+
+/**
+ * Before a search: the folder's buffers still waiting for their debounce go to the engine now, and the search waits
+ * for them and for buffer writes already under way — unless an index run is in its keyword phase (it holds the
+ * folder's write queue for a while): then the buffers keep their timers and the search does not wait behind the run.
+ */
+export async function flushBuffers(ctx: ServerContext, f: Folder): Promise<void> {
+  if (!owns(f) || (f.running && !f.running.dense)) return;
+  for (const [rel, { uri }] of [...f.bufferTimers]) void pushBuffer(ctx, f, rel, uri);
+  if (f.bufferWrites.size) await Promise.all([...f.bufferWrites]);
 }
 
 /** The buffer closed: the file's saved content counts again. */
@@ -33,7 +50,7 @@ export function bufferClosed(ctx: ServerContext, ev: DocumentEvent): void {
   const hit = locateUri(ctx.folders, ev.document.uri);
   if (!hit || !owns(hit.folder)) return;
   const { folder: f, rel } = hit;
-  clearTimeout(f.bufferTimers.get(rel));
+  clearTimeout(f.bufferTimers.get(rel)?.timer);
   f.bufferTimers.delete(rel);
   void writeToFolder(ctx, f, `closing the buffer of ${rel}`, (engine) => engine.setBuffer(rel, null));
 }
@@ -43,7 +60,7 @@ export function bufferSaved(ctx: ServerContext, ev: DocumentEvent): void {
   const hit = locateUri(ctx.folders, ev.document.uri);
   if (!hit || !owns(hit.folder)) return;
   const { folder: f, rel } = hit;
-  clearTimeout(f.bufferTimers.get(rel));
+  clearTimeout(f.bufferTimers.get(rel)?.timer);
   f.bufferTimers.delete(rel);
   void writeToFolder(ctx, f, `re-indexing ${rel}`, (engine) => engine.updateFiles([rel]));
 }

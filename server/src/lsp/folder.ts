@@ -32,7 +32,10 @@ export interface Folder {
   watchTimer?: NodeJS.Timeout;
   /** Watches `.quarry/memory/` for patterns recorded by other processes (agents over stdio MCP, the CLI). */
   memoryWatcher?: FSWatcher;
-  bufferTimers: Map<string, NodeJS.Timeout>;
+  /** Open buffers edited since they were last pushed to the engine (by workspace-relative path): their document and debounce timer. */
+  bufferTimers: Map<string, { uri: string; timer: NodeJS.Timeout }>;
+  /** Buffer writes queued or running (a search waits for them: `flushBuffers`). */
+  bufferWrites: Set<Promise<unknown>>;
   closed: boolean;
   /** This server's part in the folder's index ownership; writes only while `owned`. */
   ownership?: IndexOwnership;
@@ -69,6 +72,7 @@ export function makeFolder(uri: string, name: string): Folder | undefined {
     pending: new Set(),
     pendingIndex: false,
     bufferTimers: new Map(),
+    bufferWrites: new Set(),
     closed: false,
   };
   f.markReady = () => {

@@ -92,7 +92,7 @@ export async function closeFolder(ctx: ServerContext, f: Folder): Promise<void> 
   f.state = 'closed';
   clearTimeout(f.watchTimer);
   f.memoryWatcher?.close();
-  for (const t of f.bufferTimers.values()) clearTimeout(t);
+  for (const t of f.bufferTimers.values()) clearTimeout(t.timer);
   f.running?.abort.abort();
   const mcp = f.mcp;
   f.mcp = undefined;

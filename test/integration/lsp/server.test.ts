@@ -261,6 +261,24 @@ describe('LSP server (stdio, real process)', function () {
     }, 'the closed buffer to be gone');
   });
 
+  it('a search right after an unsaved edit sees it, without waiting for the edit debounce', async () => {
+    const rel = 'web/src/catalog.ts';
+    const uri = pathToFileURL(join(root, rel)).href;
+    const disk = readFileSync(join(root, rel), 'utf8');
+    await client.conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 1, text: disk } });
+    await client.conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: 2 }, contentChanges: [{ text: disk + bigFunction('typedJustNowFn', true) }] });
+    // one request, sent at once: the edit is still inside its 200 ms debounce when the search arrives
+    const r = await client.conn.sendRequest<FindResult>('codeSearch/find', { query: 'typedJustNowFn', limit: 3 });
+    assert.ok(r.matches[0]?.content.symbol.endsWith('typedJustNowFn'), JSON.stringify(r.matches.map((m) => m.content.symbol)));
+    const symbols = await client.conn.sendRequest<Array<{ name: string }>>('workspace/symbol', { query: 'typedJustNowFn' });
+    assert.ok(symbols.some((x) => x.name === 'typedJustNowFn'));
+    await client.conn.sendNotification('textDocument/didClose', { textDocument: { uri } });
+    await eventually(async () => {
+      const after = await client.conn.sendRequest<FindResult>('codeSearch/find', { query: 'typedJustNowFn', limit: 3 });
+      return after.matches.some((m) => m.content.symbol.endsWith('typedJustNowFn')) ? undefined : true;
+    }, 'the closed buffer to be gone');
+  });
+
   it('many watch events at once (a branch switch) are one batch; a .gitignore change re-indexes the folder', async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 12; i++) files[`branch/mod${i}.py`] = `def branch_switch_fn_${i}():\n    return ${i}\n`;

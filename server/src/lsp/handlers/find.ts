@@ -9,6 +9,7 @@ import { Folder, selectFolders } from '../folder';
 import { matchLocation } from '../locations';
 import type { FindParams, FindResult, LocatedMatch } from '../protocol';
 import { checkCancel, untilCancelled } from '../requestGuard';
+import { flushBuffers } from '../documentSync';
 
 export async function findCode(ctx: ServerContext, params: FindParams, token: CancellationToken): Promise<FindResult> {
   if (!params || typeof params.query !== 'string' || !params.query.trim()) throw new ResponseError(ErrorCodes.InvalidParams, 'codeSearch/find needs a non-empty "query" string.');
@@ -25,6 +26,7 @@ export async function findCode(ctx: ServerContext, params: FindParams, token: Ca
       problems.push(`${f.name}: ${f.error ?? 'not open'}`);
       continue;
     }
+    await flushBuffers(ctx, f); // the search sees the edits made before it
     const res = await f.engine.search(params.query, {
       limit,
       includeTests: params.includeTests,

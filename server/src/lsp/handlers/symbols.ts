@@ -8,6 +8,7 @@ import type { ServerContext } from '../context';
 import type { Folder } from '../folder';
 import { locationOf } from '../locations';
 import { checkCancel } from '../requestGuard';
+import { flushBuffers } from '../documentSync';
 
 const MATCH_RANK: Record<string, number> = { exact: 4, prefix: 3, camel: 2, fuzzy: 1 };
 
@@ -18,6 +19,7 @@ export async function workspaceSymbols(ctx: ServerContext, params: WorkspaceSymb
   for (const f of ctx.folders) {
     checkCancel(token);
     if (!f.engine || !f.searchable) continue; // no waiting per keystroke: folders still indexing answer later
+    await flushBuffers(ctx, f); // the symbols of the edits made before the request
     for (const h of await f.engine.symbols(query, limit)) hits.push({ f, h });
   }
   hits.sort((a, b) => (MATCH_RANK[b.h.match] ?? 0) - (MATCH_RANK[a.h.match] ?? 0) || b.h.score - a.h.score);
