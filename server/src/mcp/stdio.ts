@@ -5,8 +5,9 @@
  * One index, several processes (engine/indexer/owner.ts): when a live owner (the language server, `quarry serve`)
  * keeps the workspace's index fresh, this process only reads it — it never indexes, and its searches see the owner's
  * commits. When nobody owns it, this process claims it (under the index lock) and indexes in the background (no
- * index yet: a lexical run first, progress on stderr; an existing index: an incremental refresh); searches wait
- * briefly for that first run (then answer with what is indexed, with an "indexing in progress" warning). It steps
+ * index yet: a lexical run first, progress on stderr; an existing index: an incremental refresh). Without an index,
+ * searches wait briefly for that first run (then answer with what is indexed, with an "indexing in progress"
+ * warning); with one, they answer from it at once while the refresh runs (with that warning). It steps
  * down when a language server or `quarry serve` takes over, and takes over when the owner is gone. An owner that only
  * indexes on its own start (another `quarry mcp`, `quarry serve`) does not follow edits: then this process refreshes
  * the index once, incrementally, under the lock. Exits when the client closes stdin.
@@ -48,6 +49,9 @@ export async function runMcpStdio(projectDir: string, options: McpStdioOptions =
     term = new AbortController();
     const signal = AbortSignal.any([term.signal, shutdownAbort.signal]);
     log(why);
+    // an existing index is warmed up at once (the first question of the session should not load the models); a new
+    // one after its first commit (initialIndex)
+    if (engine.hasIndex) background.push(warmUp(engine, signal));
     const run = initialIndex(engine, signal, background);
     background.push(run);
     return run;
@@ -68,7 +72,10 @@ export async function runMcpStdio(projectDir: string, options: McpStdioOptions =
       },
     });
     if (ownership.owned) {
-      ready = startIndexing(`this process owns the index of ${engine.root}`);
+      // A new index is waited for (briefly, see tools.ts); an existing one answers at once while the start-up refresh
+      // runs (as in the language server), its answers saying that indexing is in progress.
+      const run = startIndexing(`this process owns the index of ${engine.root}`);
+      if (!engine.hasIndex) ready = run;
     } else {
       const owner = ownership.holder;
       log(
@@ -162,7 +169,7 @@ async function initialIndex(engine: Engine, signal: AbortSignal, background: Arr
     });
     log(`indexed ${engine.root}: ${s.filesIndexed} file(s) indexed, ${s.filesUnchanged} unchanged, ${s.chunksCreated} chunk(s) in ${s.durationMs} ms`);
     // the first question of the session should not pay for loading the models and segments
-    if (!signal.aborted) background.push(warmUp(engine, signal));
+    if (fresh && !signal.aborted) background.push(warmUp(engine, signal));
     if (fresh && !signal.aborted && engine.config.embedding.provider !== 'none') {
       // Embeddings fill in behind the lexical index (a no-op when no embedding provider is configured).
       background.push(
