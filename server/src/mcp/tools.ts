@@ -176,7 +176,9 @@ export const MIN_MATCH_SHARE = 100;
  * their real count), their total, how many were dropped and how many cut (and the cap).
  */
 export function fitToTokenLimit(matches: CodeMatch[], limit: number): { matches: CodeMatch[]; tokens: number; dropped: number; truncated: number; cap?: number } {
-  const sizes = matches.map((m) => countTokens(m.content.content));
+  // a match's `token_count` is its chunk's, counted by the chunker on this very content (chunking/common.ts): counting
+  // it again cost 1-3 ms per answer at 100k chunks (issue 21); 0 (unknown) is counted here
+  const sizes = matches.map((m) => (m.content.token_count > 0 ? m.content.token_count : countTokens(m.content.content)));
   const whole = (m: CodeMatch, n: number): CodeMatch => ({ ...m, content: { ...m.content, token_count: n } });
   if (sizes.reduce((a, b) => a + b, 0) <= limit) return { matches: matches.map((m, i) => whole(m, sizes[i])), tokens: sizes.reduce((a, b) => a + b, 0), dropped: 0, truncated: 0 };
   // the largest cap c with sum(min(size, c)) <= limit over the first k matches, for the largest k whose cap is >= the share

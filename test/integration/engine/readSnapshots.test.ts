@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { Engine } from '../../../server/src/engine/engine';
@@ -15,6 +15,10 @@ describe('read snapshots: in-memory chunk and git rows give the answers LanceDB 
   let root: string;
   before(async () => {
     root = copyFixture('polyglot');
+    // a generated table of constants (as Go's zerrors_*.go): one chunk with thousands of symbols and their ranges
+    mkdirSync(join(root, 'gen'), { recursive: true });
+    const consts = Array.from({ length: 1500 }, (_, i) => `\tGeneratedConstant${i} = ${i}`).join('\n');
+    writeFileSync(join(root, 'gen', 'zconsts.go'), `package gen\n\nconst (\n${consts}\n)\n`);
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: root, stdio: 'ignore' });
     git('init', '-q');
     git('add', '-A');
@@ -63,7 +67,13 @@ describe('read snapshots: in-memory chunk and git rows give the answers LanceDB 
       const file = 'services/pricing/discounts.py';
       const before = (await snapped.getChunks(await snapped.allChunkIds())).filter((c) => c.path === file);
       assert.ok(before.length, `chunks of ${file}`);
-      // another writer (an editor buffer) replaces the file's chunks
+      // the live version is now known from the `_versions` folder's time (no LanceDB round trip) …
+      const slot = (snapped as unknown as { snapshots: { chunks: { fresh(): Promise<unknown>; confirmed?: unknown } } }).snapshots.chunks;
+      await new Promise((r) => setTimeout(r, 1100));
+      assert.ok(await slot.fresh());
+      assert.ok(await slot.fresh());
+      assert.ok(slot.confirmed, 'an unchanged _versions folder stands for the live version');
+      // … and another writer (an editor buffer) replaces the file's chunks: a new manifest there, seen at once
       await engine.setBuffer(join(root, file), readFileSync(join(root, file), 'utf8') + '\n\ndef snapshot_probe_fn():\n    return 42\n');
       const ids = await snapped.allChunkIds();
       const after = (await snapped.getChunks(ids)).filter((c) => c.path === file);
@@ -106,13 +116,35 @@ describe('read snapshots: in-memory chunk and git rows give the answers LanceDB 
     }
   });
 
+  it('large rows keep their converted form (the same object), small ones are converted on every read', async () => {
+    const db = await lancedb.connect(join(root, '.quarry', 'lancedb'), { readConsistencyInterval: 0 });
+    const snap = await TableSnapshot.load(db, { table: 'chunks', keys: ['id', 'path'] });
+    try {
+      const convert = (r: Record<string, unknown>) => ({ id: String(r.id), symbols: Array.from(r.symbols as string[]), ranges: String(r.symbol_ranges) });
+      const big = snap.positions('path', ['gen/zconsts.go']);
+      const small = snap.positions('path', ['services/pricing/discounts.py']);
+      assert.ok(big.length && small.length);
+      const first = await snap.convertedRows([...big, ...small], convert);
+      const again = await snap.convertedRows([...big, ...small], convert);
+      assert.deepEqual(again, first);
+      assert.deepEqual(first, (await snap.rows([...big, ...small])).map(convert), 'as converting the rows read');
+      const large = first.findIndex((c) => c.symbols.length >= 1500);
+      assert.ok(large >= 0, 'the constants table is one large chunk');
+      assert.equal(again[large], first[large], 'kept');
+      assert.notEqual(again[again.length - 1], first[first.length - 1], 'a small row is converted again');
+    } finally {
+      snap.close();
+      db.close();
+    }
+  });
+
   it('a long-running engine answers searches exactly as a one-shot engine', async () => {
     const oneShot = await Engine.open(root);
     const longRunning = await Engine.open(root, { longRunning: true });
     try {
       await longRunning.keepReadSnapshots();
       const strip = (r: FindCodeResponseSummary) => ({ ...r, execution_time_ms: 0 });
-      for (const q of ['ChunkStore', 'parse the configuration file', 'what implements Observer', 'User', 'save a user to the database']) {
+      for (const q of ['ChunkStore', 'parse the configuration file', 'what implements Observer', 'User', 'save a user to the database', 'GeneratedConstant7']) {
         assert.deepEqual(strip(await longRunning.search(q, { limit: 10 })), strip(await oneShot.search(q, { limit: 10 })), q);
       }
     } finally {

@@ -41,6 +41,16 @@ describe('find_code token budget (issue 18: an answer holds max_results unless t
     assert.ok(fit.cap! >= MIN_MATCH_SHARE && fit.tokens <= 2_000);
   });
 
+  it("a match's own token count (its chunk's, counted by the chunker) is used as it is; 0 is counted", () => {
+    const known = match('known', 5);
+    const exact = countTokens(known.content.content);
+    const fit = fitToTokenLimit([{ ...known, content: { ...known.content, token_count: exact } }, match('unknown', 5)], 10_000);
+    assert.deepEqual(fit.matches.map((m) => m.content.token_count), [exact, countTokens(match('unknown', 5).content.content)]);
+    // a stated count is trusted (the budget is decided on it): the chunker's count is the content's count
+    const stated = fitToTokenLimit([{ ...known, content: { ...known.content, token_count: 7 } }], 10_000);
+    assert.equal(stated.tokens, 7);
+  });
+
   it('a lone match bigger than the whole budget is cut to it; a budget under the marker returns nothing', () => {
     const fit = fitToTokenLimit([match('big', 400), match('next', 400)], 60);
     assert.deepEqual(ids(fit), ['big']);

@@ -350,9 +350,10 @@ export class ChunkStore {
    */
   async keepReadSnapshots(): Promise<void> {
     const liveOf = (t: lancedb.Table) => () => t.version();
+    const versions = (table: string) => join(this.dir, `${table}.lance`, '_versions');
     this.snapshots ??= {
-      chunks: new SnapshotSlot(this.db, { table: 'chunks', keys: ['id', 'content_hash'] }, liveOf(this.chunks)),
-      git: new SnapshotSlot(this.db, { table: 'chunk_git', keys: ['chunk_id'] }, liveOf(this.chunkGit)),
+      chunks: new SnapshotSlot(this.db, { table: 'chunks', keys: ['id', 'content_hash'] }, liveOf(this.chunks), versions('chunks')),
+      git: new SnapshotSlot(this.db, { table: 'chunk_git', keys: ['chunk_id'] }, liveOf(this.chunkGit), versions('chunk_git')),
     };
     await Promise.all([this.snapshots.chunks.enable(), this.snapshots.git.enable()]);
   }
@@ -374,10 +375,7 @@ export class ChunkStore {
     const distinct = [...new Set(values)];
     const positions = distinct.map((v) => snap.positions(key, [v]).pop()).filter((p): p is number => p !== undefined);
     const out = new Map<string, T>();
-    for (const r of await snap.rows(positions)) {
-      const t = convert(r);
-      out.set(keyOf(t), t);
-    }
+    for (const t of await snap.convertedRows(positions, convert)) out.set(keyOf(t), t);
     return out;
   }
 
@@ -624,7 +622,7 @@ export class ChunkStore {
     const snapped = await this.fromSnapshot(this.snapshots?.chunks, async (s) => {
       // per group of 200 hashes, in row order, as the IN queries below return them
       const positions = batches(hashes, 200).flatMap((group) => [...new Set(s.positions('content_hash', [...new Set(group)]))].sort((a, b) => a - b));
-      return (await s.rows(positions)).map(rowToChunk);
+      return s.convertedRows(positions, rowToChunk);
     });
     if (snapped) return snapped;
     const out: Chunk[] = [];

@@ -8,41 +8,73 @@
  * reads from memory; the columns named `lazy` (the chunk's content: two thirds of the table's bytes) stay on disk and
  * are read for the asked rows only, in one `takeRowIds` of the same version (one column: 2–4 ms).
  *
- * A snapshot answers only while its version is the table's live version (one cheap `version()` per read); otherwise
+ * A snapshot answers only while its version is the table's live version; otherwise
  * the caller reads LanceDB as before, and the slot reloads the snapshot once the table has stopped moving (`quietMs`
  * after the last stale read), so an editor's stream of buffer writes never pays for a reload per keystroke. Rows come
  * back as plain records with the same values a query's rows have (same Arrow vectors), so the store converts them with
  * its usual row functions and every answer is identical.
  */
 import type * as lancedb from '@lancedb/lancedb';
+import { statSync } from 'node:fs';
 import { DataType, type Vector } from 'apache-arrow';
 
 /** A batch's columns, looked up once (Arrow's `getChildAt` builds a new vector on every call): name, value at a row. */
 type Columns = Array<[name: string, valueAt: (row: number) => unknown]>;
 
-const utf8 = new TextDecoder();
+/** Rows holding more text than this (bytes) keep their converted form (`convertedRows`). */
+const LARGE_ROW_BYTES = 16_384;
+/** At most this many converted rows are kept per snapshot and conversion. */
+const MAX_CONVERTED = 512;
+
+/** Bytes of variable-width data (strings, lists of strings) per row of a batch, added to `into` from `start`. */
+function addRowBytes(rb: { numRows: number; schema: { fields: Array<{ name: string }> }; getChildAt(j: number): Vector | null }, into: number[], start: number): void {
+  rb.schema.fields.forEach((_, j) => {
+    const data = rb.getChildAt(j)?.data[0];
+    if (!data) return;
+    const leaf = DataType.isList(data.type) ? data.children[0] : data;
+    if (!leaf || !DataType.isUtf8(leaf.type)) return;
+    const offsets = data.valueOffsets as Int32Array;
+    const leafOffsets = leaf.valueOffsets as Int32Array;
+    for (let i = 0; i < rb.numRows; i++) {
+      // a list's strings span its first to its last child offset
+      const lo = DataType.isList(data.type) ? leafOffsets[leaf.offset + offsets[data.offset + i]!]! : offsets[data.offset + i]!;
+      const hi = DataType.isList(data.type) ? leafOffsets[leaf.offset + offsets[data.offset + i + 1]!]! : offsets[data.offset + i + 1]!;
+      into[start + i] = (into[start + i] ?? 0) + (hi - lo);
+    }
+  });
+}
 
 /**
- * How a row's value is read from a column. Arrow's `get` everywhere, but a list of strings — a chunk's symbols,
- * references, conformances — is read straight from its offsets as a string[] (Arrow builds a vector per value:
- * 15 µs against 1 µs), which the store's row functions take as they take the vector.
+ * How a row's value is read from a column. Arrow's `get`, but for the string columns without nulls: a string is read
+ * straight from its offsets with Node's UTF-8 decoder, and a list of strings — a chunk's symbols, references,
+ * conformances — as a string[] (Arrow builds a vector per list value: 15 µs against 1 µs), which the store's row
+ * functions take as they take Arrow's values (`String(v)`, `list(v)`).
  */
 function reader(values: Vector): (row: number) => unknown {
   const data = values.data[0];
-  const child = data?.children[0];
-  if (values.data.length === 1 && data && child && DataType.isList(data.type) && DataType.isUtf8(child.type) && !data.nullCount && !child.nullCount) {
+  if (values.data.length !== 1 || !data || data.nullCount) return (row) => values.get(row);
+  if (DataType.isUtf8(data.type)) {
+    const text = strings(data.values as Uint8Array, data.valueOffsets as Int32Array, data.offset);
+    return text;
+  }
+  const child = data.children[0];
+  if (DataType.isList(data.type) && child && DataType.isUtf8(child.type) && !child.nullCount) {
     const offsets = data.valueOffsets as Int32Array;
-    const strOffsets = child.valueOffsets as Int32Array;
-    const bytes = child.values as Uint8Array;
     const base = data.offset;
-    const childBase = child.offset;
+    const text = strings(child.values as Uint8Array, child.valueOffsets as Int32Array, child.offset);
     return (row) => {
       const out: string[] = [];
-      for (let k = offsets[base + row]!; k < offsets[base + row + 1]!; k++) out.push(utf8.decode(bytes.subarray(strOffsets[childBase + k]!, strOffsets[childBase + k + 1]!)));
+      for (let k = offsets[base + row]!; k < offsets[base + row + 1]!; k++) out.push(text(k));
       return out;
     };
   }
   return (row) => values.get(row);
+}
+
+/** The i-th string of a UTF-8 column (values and offsets as Arrow lays them out). */
+function strings(bytes: Uint8Array, offsets: Int32Array, base: number): (i: number) => string {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return (i) => buf.toString('utf8', offsets[base + i]!, offsets[base + i + 1]!);
 }
 
 export interface SnapshotSpec {
@@ -64,7 +96,12 @@ export class TableSnapshot {
     private readonly rowIds: bigint[],
     private readonly index: Map<string, Map<string, number | number[]>>,
     private readonly lazy: readonly string[],
+    /** Bytes of text per row (the in-memory columns). */
+    private readonly rowBytes: Int32Array,
   ) {}
+
+  /** Converted large rows, per conversion function (see `convertedRows`). */
+  private readonly converted = new Map<(r: Record<string, unknown>) => unknown, Map<number, unknown>>();
 
   /** Reads the table's live version into memory (a handle of its own, checked out at that version). */
   static async load(db: lancedb.Connection, spec: SnapshotSpec): Promise<TableSnapshot> {
@@ -79,6 +116,7 @@ export class TableSnapshot {
       const rowIds: bigint[] = [];
       const index = new Map(spec.keys.map((k) => [k, new Map<string, number | number[]>()]));
       let n = 0;
+      const rowBytes: number[] = [];
       for await (const rb of handle.query().select(columns).withRowId().limit(Number.MAX_SAFE_INTEGER)) {
         const rid = rb.getChild('_rowid')!;
         for (let i = 0; i < rb.numRows; i++) rowIds.push(BigInt(rid.get(i) as bigint | number));
@@ -92,11 +130,12 @@ export class TableSnapshot {
             else had.push(n + i);
           }
         }
+        addRowBytes(rb, rowBytes, n);
         starts.push(n);
         batches.push(rb.schema.fields.flatMap((f, j): Columns => (f.name === '_rowid' ? [] : [[f.name, reader(rb.getChildAt(j)!)]])));
         n += rb.numRows;
       }
-      return new TableSnapshot(version, handle, batches, starts, rowIds, index, lazy);
+      return new TableSnapshot(version, handle, batches, starts, rowIds, index, lazy, Int32Array.from(rowBytes));
     } catch (e) {
       handle.close();
       throw e;
@@ -137,6 +176,37 @@ export class TableSnapshot {
     return out;
   }
 
+  /**
+   * `convert` of the rows at these positions. A large row's converted form is kept (at most MAX_CONVERTED of them):
+   * a generated file's table of thousands of constants (Go's zerrors_*.go) is one chunk whose symbols and their
+   * ranges take 5–10 ms to decode and parse, and such chunks are candidates of many identifier searches. The snapshot
+   * never changes, so neither does a converted row; callers must not modify what they get.
+   */
+  async convertedRows<T>(positions: readonly number[], convert: (r: Record<string, unknown>) => T): Promise<T[]> {
+    let kept = this.converted.get(convert) as Map<number, T> | undefined;
+    if (!kept) this.converted.set(convert, (kept = new Map()));
+    const out = new Array<T>(positions.length);
+    const missing: number[] = [];
+    positions.forEach((p, i) => {
+      const k = kept!.get(p);
+      if (k !== undefined) out[i] = k;
+      else missing.push(i);
+    });
+    if (missing.length) {
+      const rows = await this.rows(missing.map((i) => positions[i]!));
+      missing.forEach((i, j) => {
+        const t = convert(rows[j]!);
+        out[i] = t;
+        const p = positions[i]!;
+        if (this.rowBytes[p]! > LARGE_ROW_BYTES) {
+          if (kept!.size >= MAX_CONVERTED) kept!.clear();
+          kept!.set(p, t);
+        }
+      });
+    }
+    return out;
+  }
+
   private row(position: number): Record<string, unknown> {
     // the batch holding the position (binary search over the batches' first positions)
     let lo = 0;
@@ -171,9 +241,35 @@ export class SnapshotSlot {
     private readonly db: lancedb.Connection,
     private readonly spec: SnapshotSpec,
     /** The table's live version (the store's own handle, which follows commits). */
-    private readonly liveVersion: () => Promise<number>,
+    private readonly readLiveVersion: () => Promise<number>,
+    /**
+     * The table's `_versions` folder, where every commit adds a manifest: while its modification time stays what it
+     * was when the live version was last read, that version is still the live one. Asking LanceDB costs 0.03 ms on an
+     * idle machine but 2–9 ms on a busy one (a native round trip that lists and reads manifests); a stat, microseconds.
+     */
+    private readonly versionsDir?: string,
     private readonly quietMs = 2000,
   ) {}
+
+  /** The live version read last, with the `_versions` folder's modification time (ns) seen just before. */
+  private confirmed?: { version: number; mtimeNs: bigint };
+
+  /** The table's live version: from LanceDB, or the last one read while no commit has touched `_versions` since. */
+  private async liveVersion(): Promise<number> {
+    let mtimeNs: bigint | undefined;
+    try {
+      if (this.versionsDir) mtimeNs = statSync(this.versionsDir, { bigint: true }).mtimeNs;
+    } catch {
+      mtimeNs = undefined;
+    }
+    if (mtimeNs !== undefined && this.confirmed?.mtimeNs === mtimeNs) return this.confirmed.version;
+    const nowNs = BigInt(Date.now()) * 1_000_000n;
+    const version = await this.readLiveVersion();
+    // An unchanged time proves nothing when it is recent: a commit within the same timestamp granule after the stat
+    // leaves it as it was. Only a time already a second old when the version was read is trusted later.
+    this.confirmed = mtimeNs !== undefined && mtimeNs < nowNs - 1_000_000_000n ? { version, mtimeNs } : undefined;
+    return version;
+  }
 
   /** Loads (or reloads) the snapshot now; failures leave the slot empty (reads go to LanceDB). */
   load(): Promise<void> {
