@@ -37,7 +37,9 @@ await build({
   // Baseline-only wasm compilation for the tree-sitter grammars: V8's optimizing tier crashed Node 24 ("Fatal process
   // out of memory: Zone") and was no faster here; the flag must be on the command line there (server/src/engine/
   // chunking/parser.ts sets it at run time for Node 20, where that still works).
-  banner: { js: '#!/usr/bin/env -S node --liftoff-only' },
+  // MALLOC_ARENA_MAX=2: fewer glibc malloc arenas (one per thread otherwise: LanceDB's runtime, the chunking worker),
+  // whose freed memory stays resident (issue 21: about 60 MB of a 2,000-file index's peak; BENCHMARKS.md).
+  banner: { js: '#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --liftoff-only' },
   plugins: [lazyDoors],
 });
 await build({

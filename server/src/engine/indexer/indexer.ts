@@ -248,7 +248,8 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
       for (const p of replaced) written.add(p);
       lap('store');
       summary.chunksRemoved += lexical.removePaths(replaced);
-      lexical.add(chunks.map(lexicalDocForChunk));
+      // one document at a time: the index keeps its postings, not its token lists (store/lexical/segment.ts SegmentBuilder)
+      for (const c of chunks) lexical.add([lexicalDocForChunk(c)]);
       await lexical.commit();
       lap('lexical');
       options.onReplaced?.(replaced);
