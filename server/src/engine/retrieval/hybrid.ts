@@ -64,6 +64,15 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   const cfg = ctx.retrieval;
   const warnings: string[] = [];
   const k1 = Math.max(limit * 3, cfg.stage1TopK);
+  // The dense channel's query embedding and kNN (LanceDB, off the main thread), started before the lexical search
+  // (JavaScript, on it) so that the two overlap: a description always asks both. An identifier asks the dense channel
+  // only when the lexical hits hold no definition of it, so its kNN starts after them.
+  const denseOn = !!ctx.dense && cfg.fusion !== 'lexical';
+  const nearestOf = (dense: DenseChannel) => async () => {
+    const vec = await timedOp(() => dense.provider.embedQuery(q.text), ctx.timings?.embedding);
+    return { vec, near: await timedOp(() => dense.vectors.nearest(vec, cfg.denseTopK), ctx.timings?.vectorStore) };
+  };
+  const early = denseOn && q.form !== 'identifier' ? settle(nearestOf(ctx.dense!)) : undefined;
   const { hits, matched } = ctx.lexical.search(lexicalTerms(q, ctx.bm25.fieldWeights, ctx.bm25.functionWordWeight), k1, ctx.bm25, accept);
 
   // A bare identifier that names a definition keeps BM25's order, so it needs no dense channel at all.
@@ -73,12 +82,10 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   let qvec: Float32Array | undefined;
   let denseHits: Array<{ chunk: Chunk; similarity: number }> = [];
   let denseUsable = false;
-  if (ctx.dense && cfg.fusion !== 'lexical' && !exactIdentifier) {
+  if (ctx.dense && denseOn && !exactIdentifier) {
     try {
-      const dense = ctx.dense;
-      const vec = await timedOp(() => dense.provider.embedQuery(q.text), ctx.timings?.embedding);
+      const { vec, near } = await (early ?? settle(nearestOf(ctx.dense))).then(unsettle);
       qvec = vec;
-      const near = await timedOp(() => dense.vectors.nearest(vec, cfg.denseTopK), ctx.timings?.vectorStore);
       const sim = new Map(near.map((h) => [h.contentHash, h.similarity]));
       const chunks = await timedOp(() => ctx.store.chunksByHashes(near.map((h) => h.contentHash)), ctx.timings?.vectorStore);
       denseHits = chunks
@@ -158,6 +165,19 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   for (const c of candidates) c.chunk = byId.get(c.id);
   const matchedAll = new Set([...hits.map((h) => h.id), ...denseHits.map((d) => d.chunk.id)]).size;
   return { candidates, matched: Math.max(matched, matchedAll), strategy, warnings };
+}
+
+/** Runs `op` now; its outcome, a failure included, is kept for whoever awaits it later (no unhandled rejection meanwhile). */
+function settle<T>(op: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  return op().then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+}
+
+function unsettle<T>(r: { ok: true; value: T } | { ok: false; error: unknown }): T {
+  if (!r.ok) throw r.error;
+  return r.value;
 }
 
 /** How far "what implements X" follows declared conformances: X's sub-interfaces' and subclasses' conformers, and theirs. */
