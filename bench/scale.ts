@@ -323,6 +323,8 @@ async function warmQueries(work: string, idents: string[], descs: string[], roun
   try {
     for (const q of [...idents.slice(0, 3), ...descs.slice(0, 3)]) await engine.search(q, { limit: 10 });
     await engine.keepReadSnapshots();
+    // as the doors are warmed (doorFigures): a few more searches once the snapshots are there
+    for (const q of [...idents.slice(3, 5), ...descs.slice(3, 5)]) await engine.search(q, { limit: 10 });
     const answers = new Map<string, string[]>();
     const time = async (qs: string[]) => {
       const ms: number[] = [];
@@ -388,7 +390,8 @@ async function stageProfile(work: string, idents: string[], descs: string[]): Pr
         await engine.search(q, { limit: 10, includeTests: true, explain: false });
         const total = performance.now() - t;
         const measured = Object.values(acc).reduce((a, b) => a + b, 0);
-        rows.push({ ...acc, 'rest (parse, fusion, rule stages, presentation)': total - measured, total });
+        // the dense kNN runs beside the lexical search (retrieval/hybrid.ts), so the rest is a lower bound
+        rows.push({ ...acc, 'rest (parse, fusion, rule stages, presentation; minus the kNN time hidden by the lexical search)': total - measured, total });
       }
       const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
       out[kind] = Object.fromEntries(keys.map((k) => [k, latency(rows.map((r) => r[k] ?? 0)).p50]));

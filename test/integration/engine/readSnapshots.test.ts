@@ -59,6 +59,21 @@ describe('read snapshots: in-memory chunk and git rows give the answers LanceDB 
     }
   });
 
+  it('reads while the snapshot loads go to LanceDB and schedule no second load', async () => {
+    const store = await open();
+    try {
+      const loading = store.keepReadSnapshots();
+      const ids = await store.allChunkIds();
+      assert.ok((await store.getChunks(ids)).length);
+      await loading;
+      const slots = (store as unknown as { snapshots: Record<'chunks' | 'git', { timer?: unknown; fresh(): Promise<unknown> }> }).snapshots;
+      assert.equal(slots.chunks.timer, undefined, 'no reload scheduled');
+      assert.ok(await slots.chunks.fresh());
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a write makes the snapshot stale: reads go to LanceDB at once, and the snapshot reloads once writes stop', async () => {
     const snapped = await open();
     const engine = await Engine.open(root);
