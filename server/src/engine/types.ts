@@ -120,37 +120,11 @@ export interface Chunk {
   semanticClass: SemanticClass;
   /** Tokens in `content` (cl100k-compatible count, see tokenize/tokenCount.ts). */
   tokenCount: number;
-  /**
-   * sha256 (hex) of what the unit's embedding depends on besides its path: `content`, and `context` when the unit has
-   * one (so a unit whose imports or parent declaration changed is embedded again). The vector tables are keyed by it.
-   */
+  /** sha256 of `content`, hex. */
   contentHash: string;
   source: ChunkSource;
   /** Source-specific facts (conversation-log phases, reasoning patterns); absent for code, ordinary Markdown and text. */
   metadata?: ChunkMetadata;
-  /**
-   * What a code unit means outside its own text (issue 18, seed 002 FR-006): the declaration it is a member of and
-   * the imports it uses. Units are single declarations, so a small method alone says little; the embedded text adds
-   * this context instead of merging neighbours. Absent when there is none (top-level code that uses no import).
-   */
-  context?: ChunkContext;
-}
-
-/** See `Chunk.context`. */
-export interface ChunkContext {
-  /** The enclosing declaration's signature (`export class Store extends Base implements Cache`), collapsed. */
-  parent?: string;
-  /** The file's import statements (or their specs) that bind a name the unit references, in file order, collapsed. */
-  imports?: string[];
-}
-
-/** The context as one text: what `contentHash` and the embedded views include. '' when none. */
-export function contextText(context: ChunkContext | undefined): string {
-  if (!context) return '';
-  const lines: string[] = [];
-  if (context.parent) lines.push(`in ${context.parent}`);
-  if (context.imports?.length) lines.push(...context.imports);
-  return lines.join('\n');
 }
 
 /**

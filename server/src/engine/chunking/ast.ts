@@ -13,7 +13,6 @@ import type { ChunkingConfig } from '../config/schema';
 import { TYPE_DECLARATION_KINDS, type ChunkKind, type SemanticClass } from '../types';
 import { countTokens } from '../tokenize/tokenCount';
 import { isMostlyComment } from '../tokenize/comments';
-import { attachContext, statementEntry, type ImportEntry } from './context';
 import { CALLABLE_KINDS, collapse, isTestName, isTestPath, splitByLines, type ChunkDraft, type DraftSymbol, type SourceText } from './common';
 import { DEFAULT_EXPORT_NAME, field, named, type DefRule, type LanguageDefinition } from './languages/types';
 
@@ -102,8 +101,6 @@ export class AstChunker {
   private readonly refStarts: number[];
   private readonly refEnds: number[];
   private readonly refTexts: string[];
-  /** Per leaf: it names a member after `.` (`x.join`), not something in scope. */
-  private readonly refMembers: boolean[];
 
   constructor(
     private readonly lang: LanguageDefinition,
@@ -123,25 +120,22 @@ export class AstChunker {
     const refStarts: number[] = [];
     const refEnds: number[] = [];
     const refTexts: string[] = [];
-    const refMembers: boolean[] = [];
     for (const n of tree.rootNode.descendantsOfType([...lang.commentTypes, ...this.refTypes])) {
       if (!n) continue;
       const cls = classes[n.typeId];
       if (cls === COMMENT_NODE) comments.push(n);
-      else if ((cls === REFERENCE_NODE || cls === MEMBER_REFERENCE_NODE) && n.childCount === 0) {
+      else if (cls === REFERENCE_NODE && n.childCount === 0) {
         const end = n.endIndex;
         if (end <= n.startIndex) continue; // a zero-width (missing) identifier names nothing
         refStarts.push(n.startIndex);
         refEnds.push(end);
         refTexts.push(this.text.slice(n.startIndex, end));
-        refMembers.push(cls === MEMBER_REFERENCE_NODE);
       }
     }
     this.comments = comments;
     this.refStarts = refStarts;
     this.refEnds = refEnds;
     this.refTexts = refTexts;
-    this.refMembers = refMembers;
     for (const c of this.comments) {
       const before = this.text.slice(this.src.lineStartOf(c.startIndex), c.startIndex);
       if (before.trim() !== '') continue; // a trailing comment after code is nobody's doc
@@ -151,58 +145,7 @@ export class AstChunker {
 
   chunk(): ChunkDraft[] {
     const pieces = this.sequence(named(this.tree.rootNode), { container: '', containerName: '', inType: false });
-    const drafts = this.pack(pieces, true);
-    attachContext(drafts, this.importEntries(pieces), (d) => this.namesInScope(d));
-    return drafts;
-  }
-
-  // ---------------------------------------------------------------- context
-
-  /** The file's top-level imports, one entry per statement (or per spec, where the language says so). */
-  private importEntries(pieces: Piece[]): ImportEntry[] {
-    const out: ImportEntry[] = [];
-    const types = this.lang.importTypes;
-    const visit = (node: Node): void => {
-      // a package or namespace clause names the file's own module, not something it uses
-      if (/package|namespace|php_tag/.test(node.type)) return;
-      const own = this.lang.importEntries?.(node);
-      if (own) {
-        out.push(...own);
-        return;
-      }
-      const inner = named(node).filter((c) => types.includes(c.type));
-      if (inner.length) {
-        for (const c of inner) visit(c);
-        return;
-      }
-      if (node.endIndex - node.startIndex > 4000) return;
-      out.push(statementEntry(this.text.slice(node.startIndex, node.endIndex), this.identifiersIn(node.startIndex, node.endIndex), node.startIndex, node.endIndex));
-    };
-    for (const p of pieces) {
-      if (p.isImport) for (const n of p.nodes) if (types.includes(n.type)) visit(n);
-      if (!p.def && !p.frozen && this.lang.importsByCall) for (const n of p.nodes) if (this.lang.importsByCall(n)) visit(n);
-    }
-    return out;
-  }
-
-  /** The draft's references that it spells as names in scope somewhere (not only as members: `x.join`). */
-  private namesInScope(d: ChunkDraft): Set<string> {
-    const refs = new Set(d.references);
-    const out = new Set<string>();
-    for (let i = lowerBound(this.refStarts, d.start); i < this.refStarts.length && this.refStarts[i] < d.end; i++) {
-      if (!this.refMembers[i] && refs.has(this.refTexts[i])) out.add(this.refTexts[i]);
-    }
-    return out;
-  }
-
-  /** The identifier leaves inside [start, end), in order. */
-  private identifiersIn(start: number, end: number): string[] {
-    const out: string[] = [];
-    for (let i = lowerBound(this.refStarts, start); i < this.refStarts.length && this.refEnds[i] <= end; i++) {
-      const id = this.refTexts[i];
-      if (!REFERENCE_STOPLIST.has(id)) out.push(id);
-    }
-    return out;
+    return this.pack(pieces, true);
   }
 
   // ---------------------------------------------------------------- definitions
@@ -780,9 +723,6 @@ export function cleanComment(text: string): string {
 
 const COMMENT_NODE = 1;
 const REFERENCE_NODE = 2;
-/** A reference leaf that names a member after `.` (`x.join`): a reference, but never the name an import binds. */
-const MEMBER_REFERENCE_NODE = 3;
-const MEMBER_TYPES = new Set(['property_identifier', 'field_identifier', 'private_property_identifier']);
 const CLASSES = new WeakMap<Language, Map<string, Uint8Array>>();
 
 /**
@@ -799,7 +739,7 @@ function nodeClasses(language: Language, commentTypes: readonly string[], refTyp
     classes = new Uint8Array(65536);
     language.types.forEach((name, id) => {
       if (commentTypes.includes(name)) classes![id] = COMMENT_NODE;
-      else if (refTypes.has(name) && language.nodeTypeIsNamed(id)) classes![id] = MEMBER_TYPES.has(name) ? MEMBER_REFERENCE_NODE : REFERENCE_NODE;
+      else if (refTypes.has(name) && language.nodeTypeIsNamed(id)) classes![id] = REFERENCE_NODE;
     });
     byKey.set(key, classes);
   }

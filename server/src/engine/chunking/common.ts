@@ -3,7 +3,7 @@
  * hashes, token counts and the final Chunk record.
  */
 import { createHash } from 'node:crypto';
-import { contextText, type Chunk, type ChunkContext, type ChunkKind, type ChunkMetadata, type ChunkSource, type NameRange, type SemanticClass } from '../types';
+import type { Chunk, ChunkKind, ChunkMetadata, ChunkSource, NameRange, SemanticClass } from '../types';
 
 /** A further name a draft declares (string indices of its identifier); becomes `Chunk.symbolRanges`. */
 export interface DraftSymbol {
@@ -184,8 +184,6 @@ export type ChunkDraft = Pick<
   nameEnd?: number;
   /** Further names the unit declares (secondary declarators, members of a container kept whole). */
   extraSymbols?: DraftSymbol[];
-  /** Copied to `Chunk.context` when it holds anything. */
-  context?: ChunkContext;
 };
 
 /** The name range of a draft: its name when it has one, else its first non-blank line. */
@@ -209,7 +207,6 @@ export function finalizeChunks(path: string, language: string, src: SourceText, 
     const ordinal = ordinals.get(key) ?? 0;
     ordinals.set(key, ordinal + 1);
     const endForLine = d.end > d.start ? d.end - 1 : d.end;
-    const context = d.context && (d.context.parent || d.context.imports?.length) ? d.context : undefined;
     const chunk: Chunk = {
       id: sha1(`${path}\u0000${d.kind}\u0000${d.symbol}\u0000${ordinal}`).slice(0, 20),
       path,
@@ -231,11 +228,10 @@ export function finalizeChunks(path: string, language: string, src: SourceText, 
       content,
       semanticClass: d.semanticClass,
       tokenCount: countTokens(content),
-      contentHash: sha256(context ? `${content}\u0000${contextText(context)}` : content),
+      contentHash: sha256(content),
       source: d.source,
     };
     if (d.metadata) chunk.metadata = { ...d.metadata };
-    if (context) chunk.context = { ...context };
     if (d.extraSymbols?.length) {
       chunk.symbolRanges = d.extraSymbols.map((x) => ({ name: x.name, symbol: x.symbol, kind: x.kind, container: x.container, range: src.rangeOf(x.start, x.end) }));
     }

@@ -16,7 +16,5 @@
  *      name range on the `default` keyword.
  *   7: re-export aliases (`export { Base as WidgetBase } from`, `export * as ns from`) are names of the unit that holds
  *      the statement, with their own ranges (`Chunk.symbolRanges`).
- *   8: every code unit carries its context (`Chunk.context`: the signature of the declaration it is a member of and
- *      the imports it uses), which the embedded views include and `contentHash` covers (chunking/context.ts).
  */
-export const CHUNKER_VERSION = 8;
+export const CHUNKER_VERSION = 7;

@@ -4,11 +4,8 @@
  *   documentView(chunk) — for general text encoders (USE, MiniLM): natural language. Names split into words
  *     (`parseConfigFile` → "parse config file"), kind, container, signature, doc comment, path words, then the
  *     start of the body with identifiers split, within a character budget.
- *   codeView(chunk) — for code-aware models (voyage-code-3, code embedders) and Quarry's own: path, the declaration
- *     the unit belongs to (its signature, else the container's name), the imports it uses, doc when the body does not
- *     already carry it, then the code, truncated at a line boundary to the model's input size.
- *   Both add the unit's context (`Chunk.context`, issue 18): a unit is one declaration, so the view says what it is
- *   a member of and which imports it uses instead of merging its neighbours in.
+ *   codeView(chunk) — for code-aware models (voyage-code-3, code embedders): path, container, doc when the body
+ *     does not already carry it, then the code, truncated at a line boundary to the model's input size.
  */
 import type { Chunk } from '../types';
 
@@ -58,16 +55,13 @@ export function documentView(chunk: Chunk, opts: DocumentViewOptions = {}): stri
   const nameWords = chunk.name ? splitIdentifier(chunk.name).join(' ') : '';
   const head = [kind, nameWords].filter(Boolean).join(' ');
   if (head) parts.push(`${head}.`);
-  const parent = chunk.context?.parent;
-  if (parent) parts.push(`in ${wordsOf(parent)}.`);
-  else if (chunk.container) parts.push(`in ${splitIdentifier(chunk.container).join(' ')}.`);
+  if (chunk.container) parts.push(`in ${splitIdentifier(chunk.container).join(' ')}.`);
   const others = chunk.symbols.filter((s) => s !== chunk.name && s !== chunk.symbol).slice(0, 12);
   if (others.length) parts.push(`defines ${others.map((s) => splitIdentifier(s).join(' ')).join(', ')}.`);
   if (chunk.conformances.length) parts.push(`implements ${chunk.conformances.map((s) => splitIdentifier(s).join(' ')).join(', ')}.`);
   if (chunk.doc) parts.push(chunk.doc.replace(/\s+/g, ' ').trim().slice(0, Math.floor(maxChars / 2)));
   if (chunk.signature) parts.push(wordsOf(chunk.signature));
   parts.push(`file ${pathWords(chunk.path)}.`);
-  if (chunk.context?.imports) parts.push(`uses ${chunk.context.imports.map(wordsOf).join(', ')}.`);
   let out = parts.join(' ');
   if (out.length >= maxChars) return cut(out, maxChars);
 
@@ -95,11 +89,7 @@ export interface CodeViewOptions {
 export function codeView(chunk: Chunk, opts: CodeViewOptions = {}): string {
   const maxChars = opts.maxChars ?? 16_000;
   const header: string[] = [`// ${chunk.path}`];
-  // the unit's context (issue 18): the declaration it belongs to and the imports it uses, as its file shows them
-  const parent = chunk.context?.parent;
-  if (parent) header.push(`// in ${parent}`);
-  else if (chunk.container) header.push(`// in ${chunk.container}`);
-  if (chunk.context?.imports) header.push(...chunk.context.imports);
+  if (chunk.container) header.push(`// in ${chunk.container}`);
   const doc = chunk.doc.trim();
   // The chunk content normally starts at the declaration; a doc comment above it may not be included.
   if (doc && !chunk.content.includes(doc.split('\n')[0]!.trim())) header.push(...doc.split('\n').map((l) => `// ${l}`));

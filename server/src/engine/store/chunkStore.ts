@@ -18,7 +18,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { Field, List, Schema, Utf8, Int32, Float64 } from 'apache-arrow';
 import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync, accessSync, readdirSync, renameSync, constants as fsConstants } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { nameRangeOf, type Chunk, type ChunkContext, type ChunkKind, type ChunkMetadata, type ChunkSource, type NameRange, type SemanticClass, type SymbolRange } from '../types';
+import { nameRangeOf, type Chunk, type ChunkKind, type ChunkMetadata, type ChunkSource, type NameRange, type SemanticClass, type SymbolRange } from '../types';
 import type { ChunkGitInfo, GitStatus } from '../git/metadata';
 import { WriteQueue } from './writeQueue';
 import { SnapshotSlot, type TableSnapshot } from './tableSnapshot';
@@ -33,9 +33,8 @@ import { asEnvironmentError, StoreDamagedError } from './storeErrors';
  * 3: the `chunk_git` table (git metadata per code chunk).
  * 4: `chunks.name_line`, `name_column`, `name_end_line`, `name_end_column` (`Chunk.nameRange`, issue 18).
  * 5: `chunks.symbol_ranges` (JSON of `Chunk.symbolRanges`, '' when none): further names and where they are.
- * 6: `chunks.context` (JSON of `Chunk.context`, '' when none): the parent declaration and imports a unit uses.
  */
-export const STORE_SCHEMA_VERSION = 6;
+export const STORE_SCHEMA_VERSION = 5;
 
 const str = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
 const strList = (name: string) => new Field(name, new List(new Field('item', new Utf8(), true)), false);
@@ -48,7 +47,6 @@ const CHUNKS_SCHEMA = new Schema([
   str('doc'), str('signature'), i32('start_line'), i32('end_line'), i32('start_byte'), i32('end_byte'),
   str('content'), str('semantic_class'), i32('token_count'), str('content_hash'), str('source'), str('metadata'),
   i32('name_line'), i32('name_column'), i32('name_end_line'), i32('name_end_column'), str('symbol_ranges'),
-  str('context'),
 ]);
 const CONFORMANCES_SCHEMA = new Schema([str('chunk_id'), str('protocol_name'), str('path'), str('type_name'), str('kind')]);
 const FILES_SCHEMA = new Schema([str('path'), f64('size'), f64('mtime_ms'), str('hash'), str('language'), i32('chunk_count'), f64('indexed_at')]);
@@ -912,19 +910,7 @@ function chunkToRow(c: Chunk): Record<string, unknown> {
     metadata: c.metadata ? JSON.stringify(c.metadata) : '',
     ...nameRangeColumns(nameRangeOf(c)),
     symbol_ranges: c.symbolRanges?.length ? JSON.stringify(c.symbolRanges) : '',
-    context: c.context ? JSON.stringify(c.context) : '',
   };
-}
-
-/** `Chunk.context` from its stored JSON; undefined when empty or unreadable (the field is optional). */
-function contextOf(v: unknown): ChunkContext | undefined {
-  if (typeof v !== 'string' || v === '') return undefined;
-  try {
-    const parsed = JSON.parse(v) as unknown;
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as ChunkContext) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** `Chunk.metadata` from its stored JSON; undefined when empty or unreadable (the field is optional). */
@@ -959,8 +945,6 @@ function rowToChunk(r: Record<string, unknown>): Chunk {
   if (metadata) chunk.metadata = metadata;
   const symbolRanges = symbolRangesOf(r.symbol_ranges);
   if (symbolRanges) chunk.symbolRanges = symbolRanges;
-  const context = contextOf(r.context);
-  if (context) chunk.context = context;
   if (r.name_line != null) {
     chunk.nameRange = { line: Number(r.name_line), column: Number(r.name_column), endLine: Number(r.name_end_line), endColumn: Number(r.name_end_column) };
   }

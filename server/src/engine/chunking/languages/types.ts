@@ -4,7 +4,6 @@
  */
 import type { Node } from 'web-tree-sitter';
 import type { ChunkKind } from '../../types';
-import type { ImportEntry } from '../context';
 import type { ChunkColumnFilter, ConformanceRow, FileRecord, ScalarChunkColumn } from '../../store/chunkStore';
 
 /** What a rule's `name` returns for an anonymous default export (see `DefRule.name`). */
@@ -75,17 +74,6 @@ export interface LanguageDefinition {
    * spelled (`Chunk.symbolRanges`) so that the alias is found, first, at its name.
    */
   aliases?: (node: Node) => Node[];
-  /**
-   * The imports a node of `importTypes` makes, as context entries (chunking/context.ts), where one statement imports
-   * several modules that units use separately (Go's `import ( … )` block: one entry per spec, named after its package).
-   * Undefined (or no hook): the statement is one entry binding its identifiers and its module paths' last segments.
-   */
-  importEntries?: (node: Node) => ImportEntry[] | undefined;
-  /**
-   * Top-level statements that import although their node type is not an import (CommonJS `const x = require('x')`):
-   * read as imports for units' context only (they stay ordinary code for everything else).
-   */
-  importsByCall?: (node: Node) => boolean;
   /** Conformances no declaration states, derived from the whole index after indexing (Go: implicit interfaces). */
   derivedConformances?: DerivedConformances;
 }

@@ -198,23 +198,11 @@ export function ecmaDefinition(id: string, typescript: boolean): LanguageDefinit
     },
     commentTypes: ['comment'],
     importTypes: ['import_statement'],
-    importsByCall: requireDeclaration,
     aliases: exportAliases,
     constructorNames: ['constructor'],
     // a compiled class's constructor is the function of the class's name (`function Parser() {…}` inside `var Parser`)
     constructorIsClassName: true,
   };
-}
-
-/** `const x = require('x')`, `const { a, b } = require('./y')`, `var z = require('z').default`: every declarator requires. */
-function requireDeclaration(node: Node): boolean {
-  if (node.type !== 'lexical_declaration' && node.type !== 'variable_declaration') return false;
-  const declarators = childrenOfType(node, 'variable_declarator');
-  return declarators.length > 0 && declarators.every((d) => {
-    let v = field(d, 'value');
-    while (v?.type === 'member_expression') v = field(v, 'object');
-    return v?.type === 'call_expression' && field(v, 'function')?.text === 'require';
-  });
 }
 
 export const typescript = ecmaDefinition('typescript', true);

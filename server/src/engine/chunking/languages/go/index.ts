@@ -19,7 +19,6 @@ import type { Node } from 'web-tree-sitter';
 import { bareNames, childOfType, childrenOfType, field, named, type LanguageDefinition } from '../types';
 import { refreshGoImplicitConformances } from './refresh';
 import { IMPLICIT_KINDS } from './types';
-import { modulePathNames, type ImportEntry } from '../../context';
 
 function receiverType(n: Node): string | null {
   const param = childOfType(field(n, 'receiver'), 'parameter_declaration', 'variadic_parameter_declaration');
@@ -56,14 +55,6 @@ function specNames(n: Node): string[] {
   return out;
 }
 
-/** `import alias "path"`: one context entry, named by its alias or its package's conventional name. */
-function importSpecEntry(spec: Node): ImportEntry {
-  const path = field(spec, 'path')?.text ?? '';
-  const alias = field(spec, 'name')?.text ?? '';
-  const names = alias && alias !== '_' && alias !== '.' ? [alias] : modulePathNames(path.replace(/^["`]|["`]$/g, ''));
-  return { text: `import ${alias ? `${alias} ` : ''}${path}`, names, start: spec.startIndex, end: spec.endIndex };
-}
-
 export const go: LanguageDefinition = {
   id: 'go',
   definitions: {
@@ -89,6 +80,5 @@ export const go: LanguageDefinition = {
   },
   commentTypes: ['comment'],
   importTypes: ['import_declaration', 'package_clause'],
-  importEntries: (n) => (n.type === 'import_declaration' ? n.descendantsOfType('import_spec').flatMap((spec) => (spec ? [importSpecEntry(spec)] : [])) : undefined),
   derivedConformances: { kinds: IMPLICIT_KINDS, label: 'Go implicit interface conformances', refresh: refreshGoImplicitConformances },
 };
