@@ -105,7 +105,19 @@ export interface DoorAnswer {
 /** A long-running door process with a connected client, for interleaved measurements (bench/scale.ts). */
 export interface DoorSession {
   find(query: string, limit?: number): Promise<DoorAnswer>;
+  /** The server process's resident memory now (VmRSS, MB; Linux), null when unknown. */
+  rssMb(): number | null;
   close(): Promise<void>;
+}
+
+function rssOf(pid: number | null | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
 }
 
 type Matches = { matches: Array<{ content: { chunk_id: string } }> };
@@ -128,6 +140,7 @@ export async function openLspSession(cli: string, dir: string, nodeArgs: string[
       const ms = performance.now() - t;
       return { ms, ids: res.matches.map((m) => m.content.chunk_id) };
     },
+    rssMb: () => rssOf(child.pid),
     async close() {
       try {
         await conn.sendRequest('shutdown');
@@ -153,6 +166,7 @@ export async function openMcpSession(cli: string, dir: string, nodeArgs: string[
       if (res.isError) throw new Error(`find_code ${JSON.stringify(query)}: ${JSON.stringify(res.content).slice(0, 300)}`);
       return { ms, ids: ((res.structuredContent as Matches | undefined)?.matches ?? []).map((m) => m.content.chunk_id) };
     },
+    rssMb: () => rssOf(transport.pid),
     async close() {
       await client.close();
     },

@@ -407,6 +407,8 @@ interface DoorFigures {
   ident: LatencyReport;
   desc: LatencyReport;
   answers: Map<string, string[]>;
+  /** The server's resident memory after the measured queries (MB). */
+  rssMb: number | null;
 }
 
 /**
@@ -441,7 +443,8 @@ async function doorFigures(door: 'mcp' | 'lsp', builds: Array<{ label: string; c
         }
       }
     }
-    return new Map(builds.map((b) => [b.label, { ident: latency(ms.get(b.label)!.ident), desc: latency(ms.get(b.label)!.desc), answers: answers.get(b.label)! }]));
+    const rss = new Map(sessions.map(({ label, s }) => [label, s.rssMb()]));
+    return new Map(builds.map((b) => [b.label, { ident: latency(ms.get(b.label)!.ident), desc: latency(ms.get(b.label)!.desc), answers: answers.get(b.label)!, rssMb: rss.get(b.label) ?? null }]));
   } finally {
     for (const { s } of sessions) await s.close().catch(() => undefined);
   }
@@ -555,7 +558,7 @@ async function main(): Promise<void> {
     return cur && base ? sameAnswers(base.answers, cur.answers) : undefined;
   };
   const engineVsDoor = quarry && mcp ? sameAnswers(quarry.answers, mcp.get('current')!.answers) : undefined;
-  const plain = (f: { ident: LatencyReport; desc: LatencyReport } | undefined) => (f ? { ident: f.ident, desc: f.desc } : undefined);
+  const plain = (f: { ident: LatencyReport; desc: LatencyReport; rssMb?: number | null } | undefined) => (f ? { ident: f.ident, desc: f.desc, rssMb: f.rssMb } : undefined);
   const result = {
     at: new Date().toISOString(), corpus: name, files, commits, chunks, cpus: cpus().length, loadBefore: load, loadAfter, rounds: args.rounds,
     cold: cold && { wallMs: cold.wallMs, cpuMs: cold.cpuMs, peakRssMb: cold.peakRssMb, searchableMs: cold.searchableMs, lexicalPhaseMs: cold.summary.durationMs, gitMs: cold.summary.git?.durationMs, embeddingMs: cold.summary.embedding?.durationMs },
@@ -587,17 +590,18 @@ async function main(): Promise<void> {
     rows.push(`| embedding | ${fmt(s.embedding?.durationMs)} (${s.embedding?.embedded ?? 0} chunks) |`);
     rows.push('');
   }
-  const line = (what: string, f: { ident: LatencyReport; desc: LatencyReport } | undefined | null, identOnly = false) => {
+  const line = (what: string, f: { ident: LatencyReport; desc: LatencyReport; rssMb?: number | null } | undefined | null, identOnly = false) => {
     if (!f) return;
-    rows.push(`| ${what} | ${fmtMs(f.ident.p50)} | ${fmtMs(f.ident.p95)} | ${identOnly ? '' : fmtMs(f.desc.p50)} | ${identOnly ? '' : fmtMs(f.desc.p95)} |`);
+    const rss = f.rssMb ? `${Math.round(f.rssMb)} MB` : '';
+    rows.push(`| ${what} | ${fmtMs(f.ident.p50)} | ${fmtMs(f.ident.p95)} | ${identOnly ? '' : fmtMs(f.desc.p50)} | ${identOnly ? '' : fmtMs(f.desc.p95)} | ${rss} |`);
   };
-  rows.push(`| Warm query (${idents.length} identifiers, ${descs.length} descriptions) | identifiers p50 | p95 | descriptions p50 | p95 |`);
-  rows.push('|---|---|---|---|---|');
+  rows.push(`| Warm query (${idents.length} identifiers, ${descs.length} descriptions) | identifiers p50 | p95 | descriptions p50 | p95 | server RSS after |`);
+  rows.push('|---|---|---|---|---|---|');
   for (const [door, figs] of [['MCP `find_code`', mcp], ['LSP `codeSearch/find`', lsp]] as const) {
     for (const b of builds) line(`${door}${builds.length > 1 ? ` (${b.label})` : ''}`, figs?.get(b.label));
   }
   line('Quarry in process (`Engine.search`)', quarry);
-  if (cs) rows.push(`| csearch (process per query) | ${fmtMs(cs.ident.p50)} | ${fmtMs(cs.ident.p95)} | | |`);
+  if (cs) rows.push(`| csearch (process per query) | ${fmtMs(cs.ident.p50)} | ${fmtMs(cs.ident.p95)} | | | |`);
   line('ripgrep (process per query)', rg);
   rows.push('');
   for (const [what, c] of [['MCP', compare(mcp)], ['LSP', compare(lsp)]] as const) {

@@ -23,8 +23,8 @@ type Columns = Array<[name: string, valueAt: (row: number) => unknown]>;
 
 /** Rows holding more text than this (bytes) keep their converted form (`convertedRows`). */
 const LARGE_ROW_BYTES = 16_384;
-/** At most this many converted rows are kept per snapshot and conversion. */
-const MAX_CONVERTED = 512;
+/** At most this much row text (bytes) has its converted form kept, per snapshot and conversion (about 2× in objects). */
+const MAX_CONVERTED_BYTES = 8 << 20;
 
 /** Bytes of variable-width data (strings, lists of strings) per row of a batch, added to `into` from `start`. */
 function addRowBytes(rb: { numRows: number; schema: { fields: Array<{ name: string }> }; getChildAt(j: number): Vector | null }, into: number[], start: number): void {
@@ -89,7 +89,7 @@ export interface SnapshotSpec {
 export class TableSnapshot {
   private constructor(
     readonly version: number,
-    private readonly handle: lancedb.Table,
+    private readonly handle: lancedb.Table | undefined,
     private readonly batches: Columns[],
     /** First row position of each batch. */
     private readonly starts: number[],
@@ -101,7 +101,7 @@ export class TableSnapshot {
   ) {}
 
   /** Converted large rows, per conversion function (see `convertedRows`). */
-  private readonly converted = new Map<(r: Record<string, unknown>) => unknown, Map<number, unknown>>();
+  private readonly converted = new Map<(r: Record<string, unknown>) => unknown, { rows: Map<number, unknown>; bytes: number }>();
 
   /** Reads the table's live version into memory (a handle of its own, checked out at that version). */
   static async load(db: lancedb.Connection, spec: SnapshotSpec): Promise<TableSnapshot> {
@@ -135,7 +135,10 @@ export class TableSnapshot {
         batches.push(rb.schema.fields.flatMap((f, j): Columns => (f.name === '_rowid' ? [] : [[f.name, reader(rb.getChildAt(j)!)]])));
         n += rb.numRows;
       }
-      return new TableSnapshot(version, handle, batches, starts, rowIds, index, lazy, Int32Array.from(rowBytes));
+      // without lazy columns the snapshot never reads the table again: its handle (and the dataset state LanceDB keeps
+      // for it) goes now
+      if (!lazy.length) handle.close();
+      return new TableSnapshot(version, lazy.length ? handle : undefined, batches, starts, rowIds, index, lazy, Int32Array.from(rowBytes));
     } catch (e) {
       handle.close();
       throw e;
@@ -166,7 +169,7 @@ export class TableSnapshot {
     if (this.lazy.length && positions.length) {
       const ids = [...new Set(positions.map((p) => this.rowIds[p]!))];
       const byRowId = new Map<bigint, Record<string, unknown>>();
-      for (const r of await this.handle.takeRowIds(ids).select([...this.lazy]).withRowId().toArray()) byRowId.set(BigInt(r._rowid as bigint | number), r);
+      for (const r of await this.handle!.takeRowIds(ids).select([...this.lazy]).withRowId().toArray()) byRowId.set(BigInt(r._rowid as bigint | number), r);
       positions.forEach((p, i) => {
         const r = byRowId.get(this.rowIds[p]!);
         if (!r) throw new Error(`row ${this.rowIds[p]} of version ${this.version} was not returned`);
@@ -177,18 +180,19 @@ export class TableSnapshot {
   }
 
   /**
-   * `convert` of the rows at these positions. A large row's converted form is kept (at most MAX_CONVERTED of them):
+   * `convert` of the rows at these positions. A large row's converted form is kept (up to MAX_CONVERTED_BYTES of them):
    * a generated file's table of thousands of constants (Go's zerrors_*.go) is one chunk whose symbols and their
    * ranges take 5–10 ms to decode and parse, and such chunks are candidates of many identifier searches. The snapshot
    * never changes, so neither does a converted row; callers must not modify what they get.
    */
   async convertedRows<T>(positions: readonly number[], convert: (r: Record<string, unknown>) => T): Promise<T[]> {
-    let kept = this.converted.get(convert) as Map<number, T> | undefined;
-    if (!kept) this.converted.set(convert, (kept = new Map()));
+    let cache = this.converted.get(convert) as { rows: Map<number, T>; bytes: number } | undefined;
+    if (!cache) this.converted.set(convert, (cache = { rows: new Map(), bytes: 0 }));
+    const kept = cache.rows;
     const out = new Array<T>(positions.length);
     const missing: number[] = [];
     positions.forEach((p, i) => {
-      const k = kept!.get(p);
+      const k = kept.get(p);
       if (k !== undefined) out[i] = k;
       else missing.push(i);
     });
@@ -198,9 +202,14 @@ export class TableSnapshot {
         const t = convert(rows[j]!);
         out[i] = t;
         const p = positions[i]!;
-        if (this.rowBytes[p]! > LARGE_ROW_BYTES) {
-          if (kept!.size >= MAX_CONVERTED) kept!.clear();
-          kept!.set(p, t);
+        const bytes = this.rowBytes[p]!;
+        if (bytes > LARGE_ROW_BYTES && bytes <= MAX_CONVERTED_BYTES) {
+          if (cache!.bytes + bytes > MAX_CONVERTED_BYTES) {
+            kept.clear();
+            cache!.bytes = 0;
+          }
+          kept.set(p, t);
+          cache!.bytes += bytes;
         }
       });
     }
@@ -223,7 +232,7 @@ export class TableSnapshot {
   }
 
   close(): void {
-    this.handle.close();
+    this.handle?.close();
   }
 }
 
