@@ -298,6 +298,9 @@ export class SnapshotSlot {
     if (this.closed || (!this.current && !this.timer && !this.loading && !this.wanted)) return undefined;
     const live = await this.liveVersion();
     if (this.current && this.current.version === live) return this.current;
+    // versions only move forward: a stale snapshot never answers again, so its memory goes now (no two copies while
+    // the next one loads)
+    this.drop();
     // a load in flight answers for itself (the next read compares its version), so only an idle slot schedules one
     if (!this.loading) this.schedule();
     return undefined;
