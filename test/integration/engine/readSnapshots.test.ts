@@ -84,7 +84,7 @@ describe('read snapshots: in-memory chunk and git rows give the answers LanceDB 
       assert.ok(before.length, `chunks of ${file}`);
       // the live version is now known from the `_versions` folder's time (no LanceDB round trip) …
       const slot = (snapped as unknown as { snapshots: { chunks: { fresh(): Promise<unknown>; confirmed?: unknown } } }).snapshots.chunks;
-      await new Promise((r) => setTimeout(r, 1100));
+      await new Promise((r) => setTimeout(r, 3100));
       assert.ok(await slot.fresh());
       assert.ok(await slot.fresh());
       assert.ok(slot.confirmed, 'an unchanged _versions folder stands for the live version');

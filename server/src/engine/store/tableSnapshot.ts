@@ -275,8 +275,9 @@ export class SnapshotSlot {
     const nowNs = BigInt(Date.now()) * 1_000_000n;
     const version = await this.readLiveVersion();
     // An unchanged time proves nothing when it is recent: a commit within the same timestamp granule after the stat
-    // leaves it as it was. Only a time already a second old when the version was read is trusted later.
-    this.confirmed = mtimeNs !== undefined && mtimeNs < nowNs - 1_000_000_000n ? { version, mtimeNs } : undefined;
+    // leaves it as it was. Only a time already older than the coarsest granule (FAT's 2 s) when the version was read
+    // is trusted later.
+    this.confirmed = mtimeNs !== undefined && mtimeNs < nowNs - 3_000_000_000n ? { version, mtimeNs } : undefined;
     return version;
   }
 
