@@ -177,7 +177,26 @@ export function memberRangeOf(chunk: Pick<Chunk, 'symbolRanges'>, member: string
 export function declaredMember(chunk: Pick<Chunk, 'symbol' | 'symbolRanges'>, identifier: string): string | undefined {
   const want = looseName(lastNameSegment(identifier));
   if (!want || (chunk.symbol && looseName(lastNameSegment(chunk.symbol)) === want)) return undefined;
-  return chunk.symbolRanges?.find((x) => looseName(x.name) === want)?.symbol;
+  return chunk.symbolRanges?.length ? rangesByLooseName(chunk.symbolRanges).get(want) : undefined;
+}
+
+/**
+ * A chunk's further names by loose name (the first range of each), built once per `symbolRanges` array: a generated
+ * file's one unit may declare thousands of names (Go's zerrors_*.go: 9,460), and every identifier search asks each
+ * candidate; long-running doors keep such chunks between searches (store/tableSnapshot.ts).
+ */
+const RANGES_BY_NAME = new WeakMap<readonly SymbolRange[], Map<string, string>>();
+function rangesByLooseName(ranges: readonly SymbolRange[]): Map<string, string> {
+  let byName = RANGES_BY_NAME.get(ranges);
+  if (!byName) {
+    byName = new Map();
+    for (const x of ranges) {
+      const k = looseName(x.name);
+      if (!byName.has(k)) byName.set(k, x.symbol);
+    }
+    RANGES_BY_NAME.set(ranges, byName);
+  }
+  return byName;
 }
 
 /** The chunk declares `identifier`: as its own name (the last segment of its symbol) or as a member it holds. */

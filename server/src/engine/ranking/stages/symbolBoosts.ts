@@ -21,6 +21,14 @@ function lastSegment(name: string): string {
   return parts[parts.length - 1];
 }
 
+/** A chunk's names lower-cased, once per array (a generated file's unit may define thousands: see types.ts). */
+const LOWER = new WeakMap<readonly string[], Set<string>>();
+function lowerSet(names: readonly string[]): Set<string> {
+  let set = LOWER.get(names);
+  if (!set) LOWER.set(names, (set = new Set(names.map((s) => s.toLowerCase()))));
+  return set;
+}
+
 function boost(c: Candidate, factor: number, why: string): void {
   c.score *= factor;
   c.explanation.push(`×${factor} ${why}`);
@@ -61,7 +69,7 @@ export const symbolBoostStage: Stage = {
       // (implements-partition keeps it in the top 3) so that the implementations rank first (seed 000).
       // A type of the same name that conforms to it (Go's strings.Reader satisfies io.Reader) is an answer, not context.
       if (implementsTarget && chunk.name.toLowerCase() === implementsTarget && c.conformsTo === undefined) continue;
-      const defined = new Set(chunk.symbols.map((s) => s.toLowerCase()));
+      const defined = lowerSet(chunk.symbols);
       const declared = new Set(chunk.conformances.map((s) => s.toLowerCase()));
       // a conformance the index proves (Go's implicit interfaces) ties the type to the name as a declared one does
       const proven = implementsTarget !== undefined && c.conformsTo !== undefined ? c.conformsTo.toLowerCase() : undefined;
