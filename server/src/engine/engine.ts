@@ -460,12 +460,15 @@ export class Engine {
       const release = acquireIndexLock(this.quarryDir);
       try {
         const chunks = await chunkFile({ path: rel, language: lang.id, content: text }, this.config.chunking);
-        await this.store.replacePaths([rel], chunks);
+        // the chunk tables, the file record and the lexical index are independent writes: side by side, so that a
+        // search waiting for this buffer (the language server's flush) waits for the slowest, not their sum
         this.lexical.removePaths([rel]);
         this.lexical.add(chunks.map(lexicalDocForChunk));
-        await this.lexical.commit();
-        await this.store.putFiles([
-          { path: rel, size: -1, mtimeMs: 0, hash: `buffer:${createHash('sha256').update(text).digest('hex')}`, language: lang.id, chunkCount: chunks.length, indexedAt: Date.now() },
+        await Promise.all([
+          this.store.replacePaths([rel], chunks, [
+            { path: rel, size: -1, mtimeMs: 0, hash: `buffer:${createHash('sha256').update(text).digest('hex')}`, language: lang.id, chunkCount: chunks.length, indexedAt: Date.now() },
+          ]),
+          this.lexical.commit(),
         ]);
         // a buffer may change what its language derives (a Go buffer adds or drops methods): the rows follow (best effort)
         const derived = languageDefinition(lang.id)?.derivedConformances;

@@ -278,41 +278,49 @@ export class ChunkStore {
   }
 
   /**
-   * Replaces the given paths' content: deletes their chunks, conformances and file records, then adds
-   * the new chunks and conformances. File records are written separately (`putFiles`) after the lexical
-   * index has committed, so an interrupted run re-processes those files next time.
+   * Replaces the given paths' content: deletes their chunks and conformances, then adds the new ones. An index run
+   * writes the file records separately (`putFiles`) after the lexical index has committed, so that an interrupted
+   * run re-processes those files next time; `records` writes them in the same step, for content whose record can
+   * never match the file on disk (an editor buffer's `buffer:` hash), so that an interruption loses nothing.
    */
-  async replacePaths(paths: readonly string[], chunks: readonly Chunk[]): Promise<void> {
+  async replacePaths(paths: readonly string[], chunks: readonly Chunk[], records: readonly FileRecord[] = []): Promise<void> {
     await this.queue.run(async () => {
       this.writeMetaIfStale();
-      for (const group of batches(paths, 500)) {
-        const where = `path IN ${sqlList(group)}`;
-        await this.chunks.delete(where);
-        await this.conformances.delete(where);
-      }
-      if (chunks.length) {
-        await this.chunks.add(chunks.map(chunkToRow));
-        const conf = chunks.flatMap((c) =>
-          c.conformances.map((p) => ({ chunk_id: c.id, protocol_name: p, path: c.path, type_name: c.symbol, kind: c.kind })),
-        );
-        if (conf.length) await this.conformances.add(conf);
-      }
+      // the tables are written side by side (LanceDB runs each operation off the main thread): a buffer update of the
+      // language server waits for the slowest table, not for their sum
+      const conf = chunks.flatMap((c) =>
+        c.conformances.map((p) => ({ chunk_id: c.id, protocol_name: p, path: c.path, type_name: c.symbol, kind: c.kind })),
+      );
+      await Promise.all([
+        (async () => {
+          for (const group of batches(paths, 500)) await this.chunks.delete(`path IN ${sqlList(group)}`);
+          if (chunks.length) await this.chunks.add(chunks.map(chunkToRow));
+        })(),
+        (async () => {
+          for (const group of batches(paths, 500)) await this.conformances.delete(`path IN ${sqlList(group)}`);
+          if (conf.length) await this.conformances.add(conf);
+        })(),
+        this.writeFileRecords(records),
+      ]);
     });
   }
 
   async putFiles(records: readonly FileRecord[]): Promise<void> {
     if (!records.length) return;
-    await this.queue.run(async () => {
-      for (const group of batches(records, 500)) {
-        await this.files.delete(`path IN ${sqlList(group.map((r) => r.path))}`);
-        await this.files.add(
-          group.map((r) => ({
-            path: r.path, size: r.size, mtime_ms: r.mtimeMs, hash: r.hash, language: r.language,
-            chunk_count: r.chunkCount, indexed_at: r.indexedAt,
-          })),
-        );
-      }
-    });
+    await this.queue.run(() => this.writeFileRecords(records));
+  }
+
+  /** Replaces these paths' file records (inside a queued write). */
+  private async writeFileRecords(records: readonly FileRecord[]): Promise<void> {
+    for (const group of batches(records, 500)) {
+      await this.files.delete(`path IN ${sqlList(group.map((r) => r.path))}`);
+      await this.files.add(
+        group.map((r) => ({
+          path: r.path, size: r.size, mtime_ms: r.mtimeMs, hash: r.hash, language: r.language,
+          chunk_count: r.chunkCount, indexed_at: r.indexedAt,
+        })),
+      );
+    }
   }
 
   async deleteFiles(paths: readonly string[]): Promise<void> {
