@@ -75,9 +75,11 @@ export async function openFolder(ctx: ServerContext, f: Folder): Promise<void> {
       notifyStatus(ctx, f, 'opened (no index run on start)');
       return;
     }
+    // the first search of the session should not pay for loading the models and segments: an existing index is warmed
+    // up at once, beside the start-up refresh; a new one after its first build
+    if (engine.hasIndex) f.warming = warmUp(engine);
     await indexFolder(ctx, f, { reason: engine.hasIndex ? 'updating the index' : 'building the index' }).catch(() => undefined);
-    // the first search of the session should not pay for loading the models and segments
-    if (!f.closed && engine.hasIndex) f.warming = warmUp(engine);
+    if (!f.closed && engine.hasIndex && !f.warming) f.warming = warmUp(engine);
   } catch (e) {
     f.state = 'error';
     f.error = (e as Error).message;
