@@ -55,12 +55,18 @@ export function wordInfo(word: string): WordInfo {
     for (const p of piece.split(HUMP)) if (p) parts.push(p.toLowerCase());
   }
   const info: WordInfo = { parts, stems: parts.map(stemOf), lower: word.toLowerCase() };
-  if (PARTS.size >= 200_000) PARTS.clear();
+  if (PARTS.size >= PARTS_MEMO_WORDS) PARTS.clear();
   PARTS.set(ownString(word), info);
   return info;
 }
 
 const PARTS = new Map<string, WordInfo>();
+/**
+ * Words remembered before the memo starts over. Issue 21: 200,000 words held 84 MB of the indexing thread's heap on the
+ * Go 1.19 tree (a word's parts, stems and lower case), 50,000 hold 21 MB; the lexical documents of its 95k chunks took
+ * as long either way (medians of 3 alternating runs: 13.7 s and 15.2 s on a loaded machine; BENCHMARKS.md).
+ */
+const PARTS_MEMO_WORDS = 50_000;
 
 export interface TokenizeOptions {
   /** Also emit each compound word whole (default true). */
