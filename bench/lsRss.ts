@@ -9,7 +9,8 @@
  * which fetches it on first use), copied into a temporary folder and committed once to git, so that every run
  * indexes cold.
  *
- * Server: `node --liftoff-only dist/cli.js lsp --stdio` (the client's command line; `npm run build` first) over
+ * Server: `node --liftoff-only dist/cli.js lsp --stdio` (the client's command line and `MALLOC_ARENA_MAX=2`, as the
+ * client's environment; `npm run build` first) over
  * stdio with vscode-jsonrpc, `initializationOptions` as the client sends them with default settings (`default`:
  * embedding and rerank provider `auto`, MCP over HTTP on) or with `quarry.embedding.provider: none` (`no-embeddings`).
  * The bench waits for `codeSearch/statusChanged` to say `ready` after the first index (lexical and dense phases), then
@@ -165,7 +166,8 @@ async function runOne(config: 'default' | 'no-embeddings', args: Args, dir: stri
   const nodeArgs = ['--liftoff-only', ...snapArgs, ...(args.breakdown ? ['-r', preload] : []), args.server, ...(args.server.endsWith('cli.js') ? ['lsp'] : []), '--stdio'];
   const child = spawn(process.execPath, nodeArgs, {
     cwd: ws,
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', LANCEDB_LOG: 'error', QUARRY_CONFIG_HOME: join(dir, 'no-user-config') },
+    // MALLOC_ARENA_MAX as the client sets it (client/src/client.ts) unless this environment says otherwise
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', LANCEDB_LOG: 'error', QUARRY_CONFIG_HOME: join(dir, 'no-user-config'), MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const pid = child.pid!;
