@@ -38,6 +38,9 @@ const recordToken = (r: FileRecord) => `${r.hash}@${r.indexedAt}`;
  * Recomputes the implicit Go conformances of the whole index and writes the difference. `records` are the file
  * records after the run (read from the store when omitted).
  */
+/** Files whose chunks are read per store query when their facts are (re)computed. */
+const READ_BATCH = 500;
+
 export async function refreshGoImplicitConformances(store: DerivedConformanceStore, records?: Map<string, FileRecord>): Promise<DerivedConformanceSummary> {
   const started = Date.now();
   records ??= await store.fileRecords();
@@ -53,17 +56,21 @@ export async function refreshGoImplicitConformances(store: DerivedConformanceSto
     const lang = await loadGrammar(GO);
     if (!lang) throw new Error('the Go grammar could not be loaded');
     const parser = parserFor(GO, lang);
-    const byPath = new Map<string, GoChunkRow[]>(stale.map((p) => [p, []]));
-    const all = stale.length > 200 || stale.length > goFiles.size / 2;
-    const rows = await store.chunkColumns({ language: GO, paths: all ? undefined : stale }, ['id', 'path', 'kind', 'symbol', 'name', 'start_byte', 'content']);
-    for (const r of rows) {
-      byPath.get(r.path as string)?.push({
-        id: r.id as string, path: r.path as string, kind: r.kind as string, symbol: r.symbol as string, name: r.name as string,
-        startByte: r.start_byte as number, content: r.content as string,
-      });
-    }
     const memo: GoSignatureMemo = new Map();
-    for (const [path, chunks] of byPath) cache.set(path, { token: goFiles.get(path)!, facts: goFileFacts(path, chunks, parser, memo) });
+    // a batch of files at a time: only their chunks' content is held, never the whole tree's (the Go 1.19 tree's
+    // content read at once added ~160 MB at the end of a cold index)
+    for (let i = 0; i < stale.length; i += READ_BATCH) {
+      const group = stale.slice(i, i + READ_BATCH);
+      const byPath = new Map<string, GoChunkRow[]>(group.map((p) => [p, []]));
+      const rows = await store.chunkColumns({ language: GO, paths: group }, ['id', 'path', 'kind', 'symbol', 'name', 'start_byte', 'content']);
+      for (const r of rows) {
+        byPath.get(r.path as string)?.push({
+          id: r.id as string, path: r.path as string, kind: r.kind as string, symbol: r.symbol as string, name: r.name as string,
+          startByte: r.start_byte as number, content: r.content as string,
+        });
+      }
+      for (const [path, chunks] of byPath) cache.set(path, { token: goFiles.get(path)!, facts: goFileFacts(path, chunks, parser, memo) });
+    }
   }
 
   const desired = goFiles.size ? implicitConformances([...cache.values()].map((e) => e.facts)) : [];
