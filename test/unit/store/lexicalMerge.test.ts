@@ -4,18 +4,8 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FIELDS, LexicalDoc, Segment, SegmentBuilder, termKey } from '../../../server/src/engine/store/lexical/segment';
+import { prng as rng } from '../../../bench/metrics';
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // ASCII, accented, CJK and astral tokens: JavaScript string order and UTF-8 byte order differ between the last two
 const VOCAB = ['a', 'alpha', 'beta', 'gamma', 'zeta', 'héllo', 'wörld', 'ĉapelo', '日本', '中文', '\u{1F600}x', '\uFFFDy', 'z\u{10400}', 'parse', 'config', 'token'];
