@@ -74,6 +74,17 @@ describe('quarry-rerank features', () => {
     assert.equal(feature(a!, 'kind_method'), 1);
   });
 
+  it('body coverage is remembered by content: the same rows on a repeated search, new rows for new content', () => {
+    const query = parseQuery('detect a stale lock');
+    const first = rerankFeatures(query, lists());
+    assert.deepEqual(rerankFeatures(query, lists()), first);
+    // the same chunk id with other content (an edited file) is stemmed anew
+    const edited = chunk({ ...lockCheck, content: 'return detectStale(timeout);' });
+    const [row] = rerankFeatures(query, [candidate(edited, 1)]);
+    assert.equal(feature(row!, 'cov_body'), Math.fround(2 / 3)); // detect, stale (no "lock" in the new body)
+    assert.equal(feature(first[1]!, 'cov_body'), Math.fround(2 / 3)); // stale, lock
+  });
+
   it('similarity features come from the code model when one is given, else stay 0', () => {
     const without = rerankFeatures(parseQuery('detect a stale lock'), lists());
     assert.ok(without.every((r) => feature(r, 'name_sim') === 0 && feature(r, 'signature_sim') === 0));

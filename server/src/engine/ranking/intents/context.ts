@@ -37,5 +37,22 @@ export function intentsOf(ctx: StageContext): DetectedIntents {
  * that are prose (a package's doc comment in Go's doc.go, a module docstring: comments with almost no code).
  */
 export function isDocumentChunk(chunk: Chunk): boolean {
-  return chunk.kind === 'section' || chunk.kind === 'text' || chunk.language === 'markdown' || (chunk.kind === 'code' && isMostlyComment(chunk.content, chunk.language));
+  return chunk.kind === 'section' || chunk.kind === 'text' || chunk.language === 'markdown' || (chunk.kind === 'code' && isProse(chunk));
+}
+
+/** `isMostlyComment` of code chunks, remembered by content hash (bounded): several stages ask it of every candidate. */
+const PROSE = new Map<string, boolean>();
+const MAX_PROSE = 16_384;
+
+function isProse(chunk: Chunk): boolean {
+  const key = chunk.contentHash ? `${chunk.language}:${chunk.contentHash}` : undefined;
+  let prose = key === undefined ? undefined : PROSE.get(key);
+  if (prose === undefined) {
+    prose = isMostlyComment(chunk.content, chunk.language);
+    if (key !== undefined) {
+      if (PROSE.size >= MAX_PROSE) PROSE.delete(PROSE.keys().next().value!);
+      PROSE.set(key, prose);
+    }
+  }
+  return prose;
 }

@@ -57,6 +57,24 @@ export function stemSet(text: string): Set<string> {
   return out;
 }
 
+/**
+ * The stems of a chunk's text, remembered by content hash (bounded): a chunk's body is its longest text, and the
+ * searches of one workspace keep meeting the same candidates (stemming 50 bodies was most of the scorer's time).
+ */
+const BODY_STEMS = new Map<string, Set<string>>();
+const MAX_BODY_STEMS = 4_096;
+
+function bodyStemsOf(chunk: { content: string; contentHash?: string }): Set<string> {
+  const key = chunk.contentHash;
+  if (!key) return stemSet(chunk.content);
+  let set = BODY_STEMS.get(key);
+  if (!set) {
+    if (BODY_STEMS.size >= MAX_BODY_STEMS) BODY_STEMS.delete(BODY_STEMS.keys().next().value!);
+    BODY_STEMS.set(key, (set = stemSet(chunk.content)));
+  }
+  return set;
+}
+
 function coverage(query: Set<string>, ...have: Array<Set<string>>): number {
   if (!query.size) return 0;
   let n = 0;
@@ -121,7 +139,7 @@ export function rerankFeatures(query: ParsedQuery, candidates: readonly Candidat
     const signature = chunk ? chunk.signature || chunk.content.split('\n', 1)[0]! : '';
     const nameStems = stemSet(nameText);
     const pathStems = stemSet(c.path);
-    const bodyStems = chunk ? stemSet(chunk.content) : new Set<string>();
+    const bodyStems = chunk ? bodyStemsOf(chunk) : new Set<string>();
     put(coverage(wanted, nameStems));
     put(coverage(wanted, stemSet(signature)));
     put(coverage(wanted, bodyStems));
