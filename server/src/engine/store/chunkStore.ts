@@ -22,6 +22,7 @@ import { nameRangeOf, type Chunk, type ChunkKind, type ChunkMetadata, type Chunk
 import type { ChunkGitInfo, GitStatus } from '../git/metadata';
 import { WriteQueue } from './writeQueue';
 import { SnapshotSlot, type TableSnapshot } from './tableSnapshot';
+import { columnarTable } from './columnarRows';
 import { tally } from '../counts';
 import { VectorStore } from './vectorStore';
 import { withFileLockAsync } from '../fileLock';
@@ -294,11 +295,11 @@ export class ChunkStore {
       await Promise.all([
         (async () => {
           for (const group of batches(paths, 500)) await this.chunks.delete(`path IN ${sqlList(group)}`);
-          if (chunks.length) await this.chunks.add(chunks.map(chunkToRow));
+          if (chunks.length) await this.chunks.add(columnarTable(CHUNKS_SCHEMA, chunks.map(chunkToRow)));
         })(),
         (async () => {
           for (const group of batches(paths, 500)) await this.conformances.delete(`path IN ${sqlList(group)}`);
-          if (conf.length) await this.conformances.add(conf);
+          if (conf.length) await this.conformances.add(columnarTable(CONFORMANCES_SCHEMA, conf));
         })(),
         this.writeFileRecords(records),
       ]);
@@ -315,10 +316,13 @@ export class ChunkStore {
     for (const group of batches(records, 500)) {
       await this.files.delete(`path IN ${sqlList(group.map((r) => r.path))}`);
       await this.files.add(
-        group.map((r) => ({
-          path: r.path, size: r.size, mtime_ms: r.mtimeMs, hash: r.hash, language: r.language,
-          chunk_count: r.chunkCount, indexed_at: r.indexedAt,
-        })),
+        columnarTable(
+          FILES_SCHEMA,
+          group.map((r) => ({
+            path: r.path, size: r.size, mtime_ms: r.mtimeMs, hash: r.hash, language: r.language,
+            chunk_count: r.chunkCount, indexed_at: r.indexedAt,
+          })),
+        ),
       );
     }
   }
@@ -449,10 +453,13 @@ export class ChunkStore {
       for (const group of batches(paths, 500)) await this.chunkGit.delete(`path IN ${sqlList(group)}`);
       for (const group of batches(rows, 5000)) {
         await this.chunkGit.add(
-          group.map((r) => ({
-            chunk_id: r.chunkId, path: r.path, status: r.status, commits: r.status === 'tracked' ? r.commits : -1,
-            last_modified: r.lastModifiedMs, computed_at: computedAt,
-          })),
+          columnarTable(
+            CHUNK_GIT_SCHEMA,
+            group.map((r) => ({
+              chunk_id: r.chunkId, path: r.path, status: r.status, commits: r.status === 'tracked' ? r.commits : -1,
+              last_modified: r.lastModifiedMs, computed_at: computedAt,
+            })),
+          ),
         );
       }
     });
@@ -564,7 +571,7 @@ export class ChunkStore {
       for (const group of batches(chunkIds, 500)) await this.conformances.delete(`kind IN ${sqlList(kinds)} AND chunk_id IN ${sqlList(group)}`);
       if (rows.length) {
         await this.conformances.add(
-          rows.map((r) => ({ chunk_id: r.chunkId, protocol_name: r.protocolName, path: r.path, type_name: r.typeName, kind: r.kind })),
+          columnarTable(CONFORMANCES_SCHEMA, rows.map((r) => ({ chunk_id: r.chunkId, protocol_name: r.protocolName, path: r.path, type_name: r.typeName, kind: r.kind }))),
         );
       }
     });

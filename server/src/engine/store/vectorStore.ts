@@ -8,6 +8,7 @@
  */
 import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Schema, Utf8 } from 'apache-arrow';
+import { columnarTable } from './columnarRows';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { WriteQueue } from './writeQueue';
@@ -50,6 +51,7 @@ export class VectorStore {
     readonly dims: number,
     private readonly table: lancedb.Table,
     private readonly queue: WriteQueue,
+    private readonly schema: Schema,
   ) {}
 
   /**
@@ -63,6 +65,8 @@ export class VectorStore {
     const names = new Set(await db.tableNames());
     let table: lancedb.Table;
     let hashes: Set<string> | undefined;
+    // the schema rows are laid out in (columnarRows.ts): the table's own, as written by whichever version created it
+    let schema = schemaFor(dims);
     if (names.has(name)) {
       const path = join(dir, `${name}.lance`);
       const damaged = (e: unknown): never => {
@@ -72,8 +76,10 @@ export class VectorStore {
       table = await db.openTable(name).catch(damaged);
       let width: number | undefined;
       try {
-        const field = (await table.schema()).fields.find((f) => f.name === 'vector');
+        const own = await table.schema();
+        const field = own.fields.find((f) => f.name === 'vector');
         width = (field?.type as FixedSizeList | undefined)?.listSize;
+        if (width === dims) schema = own;
       } catch (e) {
         table.close();
         damaged(e);
@@ -94,7 +100,7 @@ export class VectorStore {
     } else {
       table = await db.createEmptyTable(name, schemaFor(dims), { existOk: true });
     }
-    const store = new VectorStore(modelId, dims, table, queue);
+    const store = new VectorStore(modelId, dims, table, queue, schema);
     store.hashes = hashes;
     return store;
   }
@@ -128,7 +134,7 @@ export class VectorStore {
       for (const r of unique) {
         if (r.vector.length !== this.dims) throw new Error(`vector of ${r.vector.length} dims for model ${this.modelId} (${this.dims} expected)`);
       }
-      await this.table.add(unique.map((r) => ({ content_hash: r.contentHash, vector: Array.from(r.vector) })));
+      await this.table.add(columnarTable(this.schema, unique.map((r) => ({ content_hash: r.contentHash, vector: r.vector }))));
       for (const r of unique) known.add(r.contentHash);
       return unique.length;
     });
