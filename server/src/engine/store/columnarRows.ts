@@ -1,5 +1,7 @@
 /**
- * Rows → an Arrow table, a column at a time (issue 21: indexing throughput). LanceDB's `add` turns an array of row
+ * Rows to and from Arrow, a column at a time.
+ *
+ * Writing: rows → an Arrow table, a column at a time (issue 21: indexing throughput). LanceDB's `add` turns an array of row
  * objects into Arrow through apache-arrow's builders, one value at a time (on a cold index about 0.2 ms per chunk row,
  * 3–4% of the whole run); this lays each column out directly: a string column is its UTF-8 bytes written once into
  * one buffer with an offsets array, a list of strings is the same one level down, numbers are typed arrays. The
@@ -10,7 +12,7 @@
  * a Float32Array or an array of numbers), all without nulls — a row that lacks a
  * value of its schema, or holds one of another type, is refused by name (a programming error, never a user's).
  */
-import { DataType, Field, makeData, RecordBatch, Schema, Struct, Table, type Data, type FixedSizeList, type Float32, type List, type Utf8 } from 'apache-arrow';
+import { DataType, Field, makeData, RecordBatch, Schema, Struct, Table, type Data, type FixedSizeList, type Float32, type List, type Utf8, type Vector } from 'apache-arrow';
 
 export type Row = Record<string, unknown>;
 
@@ -92,4 +94,70 @@ export function columnarTable(schema: Schema, rows: readonly Row[]): Table {
   const children = schema.fields.map((f) => column(f, rows));
   const struct = makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children });
   return new Table([new RecordBatch(schema, struct)]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+/**
+ * How a row's value is read from a column. Arrow's `get`, but for the string columns without nulls: a string is read
+ * straight from its offsets with Node's UTF-8 decoder, and a list of strings — a chunk's symbols, references,
+ * conformances — as a string[] (Arrow builds a vector per list value: 15 µs against 1 µs), which the store's row
+ * functions take as they take Arrow's values (`String(v)`, `list(v)`).
+ */
+export function reader(values: Vector): (row: number) => unknown {
+  const data = values.data[0];
+  if (values.data.length !== 1 || !data || data.nullCount) return (row) => values.get(row);
+  if (DataType.isUtf8(data.type)) {
+    const text = strings(data.values as Uint8Array, data.valueOffsets as Int32Array, data.offset);
+    return text;
+  }
+  const child = data.children[0];
+  if (DataType.isList(data.type) && child && DataType.isUtf8(child.type) && !child.nullCount) {
+    const offsets = data.valueOffsets as Int32Array;
+    const base = data.offset;
+    const text = strings(child.values as Uint8Array, child.valueOffsets as Int32Array, child.offset);
+    return (row) => {
+      const out: string[] = [];
+      for (let k = offsets[base + row]!; k < offsets[base + row + 1]!; k++) out.push(text(k));
+      return out;
+    };
+  }
+  return (row) => values.get(row);
+}
+
+/** The i-th string of a UTF-8 column (values and offsets as Arrow lays them out). */
+function strings(bytes: Uint8Array, offsets: Int32Array, base: number): (i: number) => string {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return (i) => buf.toString('utf8', offsets[base + i]!, offsets[base + i + 1]!);
+}
+
+/**
+ * The rows of a query's record batches as plain objects, through the column readers above (LanceDB's `toArray()`
+ * gives Arrow row proxies: every field read goes through the proxy and every list value becomes an Arrow vector).
+ * Values are what the store's row functions take: strings, numbers, bigints, and string[] for lists of strings.
+ */
+export async function plainRows(batches: AsyncIterable<RecordBatchLike>): Promise<Row[]> {
+  const out: Row[] = [];
+  for await (const rb of batches) for (const r of batchRows(rb)) out.push(r);
+  return out;
+}
+
+/** One record batch's rows as plain objects (see `plainRows`). */
+export function batchRows(rb: RecordBatchLike): Row[] {
+  const columns = rb.schema.fields.map((f, j) => [f.name, reader(rb.getChildAt(j)!)] as const);
+  const out = new Array<Row>(rb.numRows);
+  for (let i = 0; i < rb.numRows; i++) {
+    const r: Row = {};
+    for (const [name, valueAt] of columns) r[name] = valueAt(i);
+    out[i] = r;
+  }
+  return out;
+}
+
+/** What `batchRows` reads of a record batch (LanceDB's and apache-arrow's RecordBatch both fit). */
+export interface RecordBatchLike {
+  numRows: number;
+  schema: { fields: Array<{ name: string }> };
+  getChildAt(index: number): Vector | null;
 }

@@ -17,6 +17,7 @@
 import type * as lancedb from '@lancedb/lancedb';
 import { statSync } from 'node:fs';
 import { DataType, type Vector } from 'apache-arrow';
+import { reader } from './columnarRows';
 
 /** A batch's columns, looked up once (Arrow's `getChildAt` builds a new vector on every call): name, value at a row. */
 type Columns = Array<[name: string, valueAt: (row: number) => unknown]>;
@@ -42,39 +43,6 @@ function addRowBytes(rb: { numRows: number; schema: { fields: Array<{ name: stri
       into[start + i] = (into[start + i] ?? 0) + (hi - lo);
     }
   });
-}
-
-/**
- * How a row's value is read from a column. Arrow's `get`, but for the string columns without nulls: a string is read
- * straight from its offsets with Node's UTF-8 decoder, and a list of strings — a chunk's symbols, references,
- * conformances — as a string[] (Arrow builds a vector per list value: 15 µs against 1 µs), which the store's row
- * functions take as they take Arrow's values (`String(v)`, `list(v)`).
- */
-function reader(values: Vector): (row: number) => unknown {
-  const data = values.data[0];
-  if (values.data.length !== 1 || !data || data.nullCount) return (row) => values.get(row);
-  if (DataType.isUtf8(data.type)) {
-    const text = strings(data.values as Uint8Array, data.valueOffsets as Int32Array, data.offset);
-    return text;
-  }
-  const child = data.children[0];
-  if (DataType.isList(data.type) && child && DataType.isUtf8(child.type) && !child.nullCount) {
-    const offsets = data.valueOffsets as Int32Array;
-    const base = data.offset;
-    const text = strings(child.values as Uint8Array, child.valueOffsets as Int32Array, child.offset);
-    return (row) => {
-      const out: string[] = [];
-      for (let k = offsets[base + row]!; k < offsets[base + row + 1]!; k++) out.push(text(k));
-      return out;
-    };
-  }
-  return (row) => values.get(row);
-}
-
-/** The i-th string of a UTF-8 column (values and offsets as Arrow lays them out). */
-function strings(bytes: Uint8Array, offsets: Int32Array, base: number): (i: number) => string {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return (i) => buf.toString('utf8', offsets[base + i]!, offsets[base + i + 1]!);
 }
 
 export interface SnapshotSpec {
