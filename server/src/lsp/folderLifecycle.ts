@@ -76,10 +76,10 @@ export async function openFolder(ctx: ServerContext, f: Folder): Promise<void> {
       return;
     }
     // the first search of the session should not pay for loading the models and segments: an existing index is warmed
-    // up at once, beside the start-up refresh; a new one after its first build
-    if (engine.hasIndex) f.warming = warmUp(engine);
+    // up at once, beside the start-up refresh; a new one after its first build (not the BPE tables: warmUp.ts)
+    if (engine.hasIndex) f.warming = warmUp(engine, undefined, { tokenCounts: false });
     await indexFolder(ctx, f, { reason: engine.hasIndex ? 'updating the index' : 'building the index' }).catch(() => undefined);
-    if (!f.closed && engine.hasIndex && !f.warming) f.warming = warmUp(engine);
+    if (!f.closed && engine.hasIndex && !f.warming) f.warming = warmUp(engine, undefined, { tokenCounts: false });
   } catch (e) {
     f.state = 'error';
     f.error = (e as Error).message;

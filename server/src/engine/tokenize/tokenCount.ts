@@ -61,6 +61,11 @@ function piecewise(text: string): number {
 
 const PIECES = new Map<string, number>();
 
+/** Whether the encoder's tables are loaded in this thread (they load on the first count: ~330 ms, ~76 MB resident). */
+export function tokenTablesLoaded(): boolean {
+  return counter !== undefined;
+}
+
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   counter ??= load();
