@@ -4,9 +4,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundledModelDir, chooseEmbeddingProvider, createEmbeddingProvider } from '../../../server/src/engine/embedding/registry';
 import { StaticEmbeddingProvider, STATIC_MODEL_FORMAT } from '../../../server/src/engine/embedding/providers/static';
+import { featuresOf } from '../../../server/src/engine/embedding/static/features';
+import { createHash } from 'node:crypto';
 import { ProviderUnavailableError } from '../../../server/src/engine/embedding/types';
 
 const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+/** The model's vector as its definition states it: the weighted rows summed one element at a time, L2-normalised. */
+function plainVector(model: StaticEmbeddingProvider, text: string): Float32Array {
+  const { table, scales, spec } = (model as unknown as { weights(): { table: Int8Array; scales: Float32Array; spec: Parameters<typeof featuresOf>[1] } }).weights();
+  const { rows, weights } = featuresOf(text, spec);
+  const v = new Float32Array(model.dims);
+  rows.forEach((r, k) => {
+    const w = weights[k]! * scales[r]!;
+    for (let j = 0; j < model.dims; j++) v[j]! += w * table[r * model.dims + j]!;
+  });
+  const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+  return n > 0 ? v.map((x) => x / n) : v;
+}
+
+const SAMPLES = ['def read_lines(path): return open(path).read().splitlines()', 'ChunkStore.replacePaths', 'a', 'x'.repeat(3000) + ' fetchUserProfile(id) { return http.get(`/users/${id}`); }'];
 
 describe('static code model (models/quarry-code)', () => {
   const dir = bundledModelDir('quarry-code');
@@ -32,6 +49,32 @@ describe('static code model (models/quarry-code)', () => {
     assert.ok(b!.every((x) => x === 0), 'an empty text has no features: the zero vector');
     const q = await model.embedQuery('def read_lines(path): return open(path).read().splitlines()');
     assert.deepEqual(Array.from(q), Array.from(a!));
+  });
+
+  it('computes exactly the vector of its definition (the unrolled sum is bit-identical), whatever the width', () => {
+    for (const text of SAMPLES) assert.deepEqual(model.embed(text), plainVector(model, text));
+    // a width that is not a multiple of the eight lanes: the same vocabulary over a 12-wide table
+    const tmp = mkdtempSync(join(tmpdir(), 'quarry-static-'));
+    try {
+      const copy = join(tmp, 'narrow');
+      cpSync(dir!, copy, { recursive: true });
+      const meta = JSON.parse(readFileSync(join(copy, 'model.json'), 'utf8'));
+      const table = Buffer.alloc(meta.rows * 12);
+      for (let i = 0; i < table.length; i++) table[i] = (i * 37 + 11) % 256;
+      const scales = Buffer.from(new Float32Array(meta.rows).fill(0.01).buffer);
+      writeFileSync(join(copy, meta.files.table.path), table);
+      writeFileSync(join(copy, meta.files.scales.path), scales);
+      const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+      meta.dims = 12;
+      meta.files.table.sha256 = sha(table);
+      meta.files.scales.sha256 = sha(scales);
+      writeFileSync(join(copy, 'model.json'), JSON.stringify(meta));
+      const narrow = StaticEmbeddingProvider.load(copy);
+      assert.equal(narrow.dims, 12);
+      for (const text of SAMPLES) assert.deepEqual(narrow.embed(text), plainVector(narrow, text));
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   it('puts a question nearer to the code that answers it than to unrelated code', async () => {
