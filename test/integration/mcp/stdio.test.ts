@@ -260,6 +260,30 @@ describe('MCP over stdio (real SDK client, real server process)', function () {
     assert.ok(camel.symbols.some((x) => x.name === 'OrderSummaryPanel'));
   });
 
+  it('on an existing index, warms up before it answers the handshake (the first question does not load the models)', async () => {
+    // the suite's server built the index of `root` on start; a second server over the same folder reads it
+    const second = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', ENTRY, root],
+      cwd: REPO_ROOT,
+      env: { ...(process.env as Record<string, string>), LANCEDB_LOG: 'error' },
+      stderr: 'pipe',
+    });
+    let err = '';
+    second.stderr?.on('data', (d) => (err += String(d)));
+    const c = new Client({ name: 'quarry-test-2', version: '0.0.0' });
+    try {
+      await c.connect(second);
+      const warmed = err.search(/warmed up in \d+ ms|still warming up after/);
+      const serving = err.search(/serving .* over stdio/);
+      assert.ok(warmed >= 0 && serving > warmed, err);
+      const r = (await c.callTool({ name: 'find_code', arguments: { query: 'computeBasketTotal' } })) as CallToolResult;
+      assert.equal((r.structuredContent as unknown as FindCode).matches[0]!.content.symbol, 'computeBasketTotal');
+    } finally {
+      await c.close().catch(() => undefined);
+    }
+  });
+
   it('writes nothing but protocol to stdout, logs to stderr, and exits when the client closes', async () => {
     // Every stdout line was a JSON-RPC message, or the client would have reported errors and the calls above failed.
     assert.match(stderr, /\[quarry mcp\]/);
