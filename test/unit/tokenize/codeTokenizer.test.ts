@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { tokenize, identifierParts, partTokens, wholeTokens, isIdentifierLike, nameStemTokens } from '../../../server/src/engine/tokenize/codeTokenizer';
+import { tokenize, identifierParts, partTokens, pushPartsAndStems, stemOf, wholeTokens, isIdentifierLike, nameStemTokens } from '../../../server/src/engine/tokenize/codeTokenizer';
 import { lexicalTerms, parseQuery } from '../../../server/src/engine/ranking/query';
 import { lexicalDocForChunk } from '../../../server/src/engine/indexer/lexicalDoc';
 import type { Chunk } from '../../../server/src/engine/types';
@@ -54,6 +54,36 @@ describe('code-aware tokenizer (seed 003 UT-BM25-01..07)', () => {
     assert.deepEqual(natural.map((t) => t.token), ['^limit', '^concurr', '^request'], 'function words are left out');
     assert.ok(natural.every((t) => t.weight === 0.75), 'half the name weight');
     assert.ok(!lexicalTerms(parseQuery('ConcurrencyLimiter'), weights).some((t) => t.token.startsWith('^')), 'identifier queries match names exactly');
+  });
+  it('reads the same parts and stems from the packed word memo as computed, before and after it starts over', () => {
+    const cases: Array<[string, string[]]> = [
+      ['_', []],
+      ['__', []],
+      ['err', ['err']],
+      ['Err', ['err']],
+      ['readLines', ['read', 'lines']],
+      ['getHTTPResponse2', ['get', 'http', 'response', '2']],
+      ['__init__', ['init']],
+      ['user_manager_', ['user', 'manager']],
+      ['größeBerechnen', ['größe', 'berechnen']],
+      ['ΟΔΟΣ', ['οδος']],
+    ];
+    const check = () => {
+      for (const [word, parts] of cases) {
+        const p: string[] = ['before'];
+        const s: string[] = ['before'];
+        pushPartsAndStems(word, p, s);
+        assert.deepEqual(p, ['before', ...parts], word);
+        assert.deepEqual(s, ['before', ...parts.map(stemOf)], word);
+        assert.deepEqual(identifierParts(word), parts, word);
+      }
+    };
+    check(); // computed
+    check(); // remembered
+    // more distinct words than the memo keeps (50,000): it starts over, and answers the same
+    for (let i = 0; i < 60_000; i++) pushPartsAndStems(`fillerWord${i}`, [], []);
+    check();
+    assert.deepEqual(stemOf('lines'), 'line');
   });
   it('recognises identifier-like queries', () => {
     assert.ok(isIdentifierLike('getUserData'));

@@ -10,7 +10,7 @@
  */
 import type { Chunk } from '../types';
 import type { LexicalDoc } from '../store/lexical/segment';
-import { nameStemTokens, nameTokens, partTokens, wordInfo, words } from '../tokenize/codeTokenizer';
+import { nameStemTokens, nameTokens, partTokens, pushPartsAndStems, words } from '../tokenize/codeTokenizer';
 
 /**
  * Names the tokenization below. Change it whenever tokens or fields change: indexes built with another
@@ -26,10 +26,8 @@ export function lexicalDocForChunk(chunk: Chunk): LexicalDoc {
   const body: string[] = [];
   const stem: string[] = [];
   for (const w of words(text)) {
-    const info = wordInfo(w);
-    if (w.length >= 2) ident.push(info.lower);
-    for (const p of info.parts) body.push(p);
-    for (const p of info.stems) stem.push(p);
+    if (w.length >= 2) ident.push(w.toLowerCase());
+    pushPartsAndStems(w, body, stem);
   }
   return {
     id: chunk.id,

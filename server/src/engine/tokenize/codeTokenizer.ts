@@ -27,43 +27,95 @@ export function words(text: string): string[] {
 
 /** The lower-cased parts of one identifier: `getHTTPResponse2` → get, http, response, 2. */
 export function identifierParts(word: string): string[] {
-  return partsOf(word).slice();
+  return partsOf(word);
+}
+
+/** The lower-cased parts of one word (a new array; the memo keeps them packed in one string). */
+export function partsOf(word: string): string[] {
+  const packed = packedWord(word);
+  const tab = packed.indexOf(STEMS_AT);
+  const out: string[] = [];
+  pushSplit(packed, tab < 0 ? packed.length : tab, out);
+  return out;
 }
 
 /**
- * `identifierParts` without the copy: the remembered array itself, never to be changed. Indexing splits every word of
- * every chunk, and code repeats its words: the regular expression runs once per word (bounded memo).
+ * Appends a word's parts to `parts` and their stems (`stemOf`) to `stems`: what indexing reads of every word of every
+ * chunk (lexicalDoc.ts), from the bounded memo, without an array per word.
  */
-export function partsOf(word: string): readonly string[] {
-  return wordInfo(word).parts;
+export function pushPartsAndStems(word: string, parts: string[], stems: string[]): void {
+  const packed = packedWord(word);
+  const tab = packed.indexOf(STEMS_AT);
+  if (tab < 0) {
+    // every stem is its part
+    const from = parts.length;
+    pushSplit(packed, packed.length, parts);
+    for (let i = from; i < parts.length; i++) stems.push(parts[i]!);
+  } else {
+    pushSplit(packed, tab, parts);
+    pushSplitFrom(packed, tab + 1, stems);
+  }
 }
 
-/** What indexing reads of one word: its parts, their stems (`stemOf`), the word lower-cased. Never to be changed. */
-export interface WordInfo {
-  parts: readonly string[];
-  stems: readonly string[];
-  lower: string;
+/** Between the parts in a packed word, and between its stems (a word's parts have no white space). */
+const PART_SEP = ' ';
+/** Starts a packed word's stems when one differs from its part. */
+const STEMS_AT = '\t';
+
+/** Pushes the ' '-separated pieces of `packed` before `end` (none for `_`, a word of no parts: packed as ''). */
+function pushSplit(packed: string, end: number, out: string[]): void {
+  if (end === 0) return;
+  if (end === packed.length && packed.indexOf(PART_SEP) < 0) {
+    out.push(packed);
+    return;
+  }
+  let from = 0;
+  for (let sp = packed.indexOf(PART_SEP); sp !== -1 && sp < end; sp = packed.indexOf(PART_SEP, from)) {
+    out.push(packed.slice(from, sp));
+    from = sp + 1;
+  }
+  out.push(packed.slice(from, end));
 }
 
-/** One remembered record per word (bounded): a chunk's words cost one lookup each, not one per part and stem. */
-export function wordInfo(word: string): WordInfo {
+/** Pushes the ' '-separated pieces of `packed` from `start` to its end. */
+function pushSplitFrom(packed: string, start: number, out: string[]): void {
+  let from = start;
+  for (let sp = packed.indexOf(PART_SEP, from); sp !== -1; sp = packed.indexOf(PART_SEP, from)) {
+    out.push(packed.slice(from, sp));
+    from = sp + 1;
+  }
+  out.push(packed.slice(from));
+}
+
+/**
+ * A word's parts and stems in one string (bounded memo): the parts joined by ' ', then, only when a stem differs from
+ * its part, a tab and the stems joined by ' ' (`getHTTPResponse2` → `get http response 2`; `readLines` →
+ * `read lines\tread line`). A word that is its own one part and stem (`err`, `return`) is its own record. Issue 19:
+ * with an object and two arrays per word, the memo held 17.7 MB of the language server's heap on a 1,000-file
+ * workspace (bench:ls-rss, heap snapshots of the steady state); packed, 5.2 MB. Reading a packed word cuts its
+ * parts out again (lexical documents of 53k Go chunks: about 10–15% slower, the same tokens).
+ */
+function packedWord(word: string): string {
   const known = PARTS.get(word);
-  if (known) return known;
+  if (known !== undefined) return known;
   const parts: string[] = [];
   for (const piece of word.split('_')) {
     if (!piece) continue;
     for (const p of piece.split(HUMP)) if (p) parts.push(p.toLowerCase());
   }
-  const info: WordInfo = { parts, stems: parts.map(stemOf), lower: word.toLowerCase() };
+  const stems = parts.map(stemOf);
+  const joined = parts.join(PART_SEP);
+  const packed = stems.every((s, i) => s === parts[i]) ? joined : [joined, stems.join(PART_SEP)].join(STEMS_AT);
   if (PARTS.size >= PARTS_MEMO_WORDS) PARTS.clear();
-  PARTS.set(ownString(word), info);
-  return info;
+  const key = ownString(word);
+  PARTS.set(key, packed === key ? key : ownString(packed));
+  return packed;
 }
 
-const PARTS = new Map<string, WordInfo>();
+const PARTS = new Map<string, string>();
 /**
  * Words remembered before the memo starts over. Issue 21: 200,000 words held 84 MB of the indexing thread's heap on the
- * Go 1.19 tree (a word's parts, stems and lower case), 50,000 hold 21 MB; the lexical documents of its 95k chunks took
+ * Go 1.19 tree when each had an object and two arrays (50,000 held 21 MB); the lexical documents of its 95k chunks took
  * as long either way (medians of 3 alternating runs: 13.7 s and 15.2 s on a loaded machine; BENCHMARKS.md).
  */
 const PARTS_MEMO_WORDS = 50_000;
@@ -165,10 +217,10 @@ export function looseNameToken(name: string): string {
 export function nameTokens(text: string): string[] {
   const out: string[] = [];
   for (const w of words(text)) {
-    const info = wordInfo(w);
-    for (const p of info.parts) out.push(p);
+    for (const p of partsOf(w)) out.push(p);
+    const lower = w.toLowerCase();
     // a word has no `.`, `::` or `#`: its exact and convention-blind tokens without splitting it into segments
-    out.push(EXACT_NAME + info.lower, LOOSE_NAME + (info.lower.includes('_') ? normalizeIdentifier(w) : info.lower));
+    out.push(EXACT_NAME + lower, LOOSE_NAME + (lower.includes('_') ? normalizeIdentifier(w) : lower));
   }
   // (a Go const block's unit lists hundreds of names: the patterns below only run where they can match)
   if (text.includes('.') || text.includes('::')) {
