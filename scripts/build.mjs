@@ -30,9 +30,13 @@ const lazyDoors = {
     );
   },
 };
+// dist/cli.js is a launcher (cli/launch.ts): `quarry lsp --stdio` loads dist/lsp.js alone, every other command the full
+// command line, dist/cli-main.js. A language server started through the full CLI held the engine's code twice (both
+// bundles hold it; issue 19).
+const launched = { './lsp.js': 'lsp.js', './cli-main.js': 'cli-main.js' };
 await build({
   ...common,
-  entryPoints: ['server/src/cli/main.ts'],
+  entryPoints: ['server/src/cli/launch.ts'],
   outfile: 'dist/cli.js',
   // Baseline-only wasm compilation for the tree-sitter grammars: V8's optimizing tier crashed Node 24 ("Fatal process
   // out of memory: Zone") and was no faster here; the flag must be on the command line there (server/src/engine/
@@ -40,8 +44,16 @@ await build({
   // MALLOC_ARENA_MAX=2: fewer glibc malloc arenas (one per thread otherwise: LanceDB's runtime, the chunking worker),
   // whose freed memory stays resident (issue 21: about 60 MB of a 2,000-file index's peak; BENCHMARKS.md).
   banner: { js: '#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --liftoff-only' },
-  plugins: [lazyDoors],
+  plugins: [
+    {
+      name: 'launched-bundles',
+      setup(b) {
+        b.onResolve({ filter: /^\.\/(lsp|cli-main)\.js$/ }, (args) => (args.importer.replace(/\\/g, '/').endsWith('server/src/cli/launch.ts') ? { path: `./${launched[args.path]}`, external: true } : undefined));
+      },
+    },
+  ],
 });
+await build({ ...common, entryPoints: ['server/src/cli/main.ts'], outfile: 'dist/cli-main.js', plugins: [lazyDoors] });
 await build({
   ...common,
   entryPoints: { lsp: 'server/src/lsp/main.ts', 'mcp-stdio': 'server/src/mcp/stdio.ts', 'mcp-http': 'server/src/mcp/http.ts', 'chunk-worker': 'server/src/engine/indexer/chunkWorker.ts' },
