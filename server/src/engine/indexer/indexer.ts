@@ -244,14 +244,20 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     }
     lap('chunk');
     if (replaced.length) {
-      await store.replacePaths(storeWasEmpty ? replaced.filter((p) => written.has(p)) : replaced, chunks);
+      // LanceDB writes off the main thread: the lexical documents are built meanwhile (phase 'store' is the wait left)
+      const storeWrite = store.replacePaths(storeWasEmpty ? replaced.filter((p) => written.has(p)) : replaced, chunks);
+      storeWrite.catch(() => undefined); // awaited below, where a failure is raised
+      try {
+        summary.chunksRemoved += lexical.removePaths(replaced);
+        // one document at a time: the index keeps its postings, not its token lists (store/lexical/segment.ts SegmentBuilder)
+        for (const c of chunks) lexical.add([lexicalDocForChunk(c)]);
+        await lexical.commit();
+        lap('lexical');
+      } finally {
+        await storeWrite;
+      }
       for (const p of replaced) written.add(p);
       lap('store');
-      summary.chunksRemoved += lexical.removePaths(replaced);
-      // one document at a time: the index keeps its postings, not its token lists (store/lexical/segment.ts SegmentBuilder)
-      for (const c of chunks) lexical.add([lexicalDocForChunk(c)]);
-      await lexical.commit();
-      lap('lexical');
       options.onReplaced?.(replaced);
     }
     await store.putFiles([...fileRecords, ...touchOnly]);
