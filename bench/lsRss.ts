@@ -9,8 +9,9 @@
  * which fetches it on first use), copied into a temporary folder and committed once to git, so that every run
  * indexes cold.
  *
- * Server: `node --liftoff-only dist/cli.js lsp --stdio` (the client's command line and `MALLOC_ARENA_MAX=2`, as the
- * client's environment; `npm run build` first) over
+ * Server: `node --liftoff-only --max-semi-space-size=4 dist/cli.js lsp --stdio` (the client's command line —
+ * `--semi-space MB` another young generation size, 0 none — and `MALLOC_ARENA_MAX=2`, as the client's environment;
+ * `npm run build` first) over
  * stdio with vscode-jsonrpc, `initializationOptions` as the client sends them with default settings (`default`:
  * embedding and rerank provider `auto`, MCP over HTTP on) or with `quarry.embedding.provider: none` (`no-embeddings`).
  * The bench waits for `codeSearch/statusChanged` to say `ready` after the first index (lexical and dense phases), then
@@ -44,10 +45,12 @@ interface Args {
   breakdown: boolean;
   /** Write a V8 heap snapshot of the steady state (after the queries) into this folder. */
   heapSnapshot?: string;
+  /** `--max-semi-space-size` on the server's command line, as the client passes it (`--semi-space 0`: none). */
+  semiSpace: number;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { files: 1000, queries: 50, configs: ['default', 'no-embeddings'], server: join(REPO, 'dist', 'cli.js'), breakdown: true };
+  const a: Args = { files: 1000, queries: 50, configs: ['default', 'no-embeddings'], server: join(REPO, 'dist', 'cli.js'), breakdown: true, semiSpace: 4 };
   for (let i = 0; i < argv.length; i++) {
     const v = () => {
       const x = argv[++i];
@@ -63,8 +66,9 @@ function parseArgs(argv: string[]): Args {
     } else if (arg === '--server') a.server = resolve(v());
     else if (arg === '--no-breakdown') a.breakdown = false;
     else if (arg === '--heap-snapshot') a.heapSnapshot = resolve(v());
+    else if (arg === '--semi-space') a.semiSpace = Math.max(0, Math.floor(Number(v())));
     else if (arg === '--help' || arg === '-h') {
-      console.log('npm run bench:ls-rss [-- --files N] [--queries N] [--config default|no-embeddings|both] [--server PATH] [--no-breakdown] [--heap-snapshot DIR]');
+      console.log('npm run bench:ls-rss [-- --files N] [--queries N] [--config default|no-embeddings|both] [--server PATH] [--no-breakdown] [--heap-snapshot DIR] [--semi-space MB]');
       process.exit(0);
     } else throw new Error(`unknown argument ${arg}`);
   }
@@ -163,7 +167,7 @@ async function runOne(config: 'default' | 'no-embeddings', args: Args, dir: stri
   writeFileSync(preload, PRELOAD);
   if (args.heapSnapshot) mkdirSync(args.heapSnapshot, { recursive: true });
   const snapArgs = args.heapSnapshot ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${args.heapSnapshot}`] : [];
-  const nodeArgs = ['--liftoff-only', ...snapArgs, ...(args.breakdown ? ['-r', preload] : []), args.server, ...(args.server.endsWith('cli.js') ? ['lsp'] : []), '--stdio'];
+  const nodeArgs = ['--liftoff-only', ...(args.semiSpace ? [`--max-semi-space-size=${args.semiSpace}`] : []), ...snapArgs, ...(args.breakdown ? ['-r', preload] : []), args.server, ...(args.server.endsWith('cli.js') ? ['lsp'] : []), '--stdio'];
   const child = spawn(process.execPath, nodeArgs, {
     cwd: ws,
     // MALLOC_ARENA_MAX as the client sets it (client/src/client.ts) unless this environment says otherwise
@@ -313,7 +317,7 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const sizeOf = (p: string) => (existsSync(p) ? statSync(p).size : 0);
-  console.log(`\nLanguage server RSS (\`node --liftoff-only ${relative(REPO, args.server)}${args.server.endsWith('cli.js') ? ' lsp' : ''} --stdio\`, Node ${process.version}, ${cpus().length} cores, load ${loadavg()[0].toFixed(1)}; server bundle ${(sizeOf(args.server) / 1e6).toFixed(1)} MB)\n`);
+  console.log(`\nLanguage server RSS (\`node --liftoff-only${args.semiSpace ? ` --max-semi-space-size=${args.semiSpace}` : ''} ${relative(REPO, args.server)}${args.server.endsWith('cli.js') ? ' lsp' : ''} --stdio\`, Node ${process.version}, ${cpus().length} cores, load ${loadavg()[0].toFixed(1)}; server bundle ${(sizeOf(args.server) / 1e6).toFixed(1)} MB)\n`);
   console.log('| configuration | files / chunks | first index (wall) | peak RSS, first index (100 ms samples) | VmHWM | steady RSS after queries | of which anon / file-backed | V8 heap used / total | external (array buffers) | query median |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {

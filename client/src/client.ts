@@ -90,7 +90,10 @@ export class QuarryClient implements vscode.Disposable {
       // --liftoff-only: on Node 24 (code-server 4.139's runtime) V8's optimizing WASM compiler aborts the process
       // ("Fatal process out of memory: Zone") on the tree-sitter grammars, even for lexical-only indexing. Liftoff
       // alone was measured no slower for indexing (Node 20: 12.4 s vs 10.9 s on the same corpus).
-      args: ['--liftoff-only', cli, 'lsp', '--stdio'],
+      // --max-semi-space-size=4: V8's young generation at 4 MB per semi-space instead of 16 (the worker threads get the
+      // same from server/src/startup/heapPolicy.ts; the main thread's must be on the command line): issue 19,
+      // BENCHMARKS.md "Language server memory".
+      args: ['--liftoff-only', '--max-semi-space-size=4', cli, 'lsp', '--stdio'],
       transport: TransportKind.stdio,
       // MALLOC_ARENA_MAX=2: glibc's allocator otherwise keeps an arena per thread (LanceDB's runtime, the chunking
       // worker), and their freed memory stays resident: about 60 MB less at the peak of an index (BENCHMARKS.md).

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent } from '../../../server/src/startup/heapPolicy';
+import { DEFAULT_HEAP_GROWING_PERCENT, DEFAULT_SEMI_SPACE_MB, heapGrowingPercent, semiSpaceMb } from '../../../server/src/startup/heapPolicy';
 
 describe('heap policy (issues 19 and 21)', () => {
   it('sets the growing percentage by default, another one from QUARRY_HEAP_GROWING_PERCENT, none for 0', () => {
@@ -23,5 +23,19 @@ describe('heap policy (issues 19 and 21)', () => {
     const withPolicy = Number(execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8' }).trim());
     const without = Number(execFileSync(process.execPath, ['-e', "console.log(require('v8').getHeapStatistics().heap_size_limit)"], { encoding: 'utf8' }).trim());
     assert.equal(withPolicy, without);
+  });
+
+  it('caps the young generation of worker threads (QUARRY_SEMI_SPACE_MB; 0 or a command-line flag leave V8 alone)', () => {
+    assert.equal(semiSpaceMb({}, []), DEFAULT_SEMI_SPACE_MB);
+    assert.equal(semiSpaceMb({ QUARRY_SEMI_SPACE_MB: '8' }, []), 8);
+    assert.equal(semiSpaceMb({ QUARRY_SEMI_SPACE_MB: '0' }, []), undefined);
+    assert.equal(semiSpaceMb({ QUARRY_SEMI_SPACE_MB: 'big' }, []), DEFAULT_SEMI_SPACE_MB);
+    assert.equal(semiSpaceMb({}, ['--max-semi-space-size=2']), undefined);
+    // set at run time, the flag reaches the isolates created afterwards: a worker thread's new space
+    const script =
+      "require('./server/src/startup/heapPolicy'); const { Worker } = require('worker_threads');" +
+      "new Worker(\"const a = []; for (let i = 0; i < 3e5; i++) a.push({ i }); console.log(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size)\", { eval: true });";
+    const newSpace = Number(execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', env: { ...process.env, QUARRY_SEMI_SPACE_MB: '' } }).trim());
+    assert.ok(newSpace <= 2 * DEFAULT_SEMI_SPACE_MB * 1048576, `worker new space ${newSpace} bytes`);
   });
 });
