@@ -176,6 +176,11 @@ describe('chunking: per-language metadata', () => {
     const cart = bySymbol(small, 'Shop.Cart');
     assert.equal(cart.container, 'Shop');
     assert.deepEqual(cart.conformances, ['Base']);
+    // a class built on a generated one conforms to the generator's receiver, not to `new`
+    const built = await chunk('ruby', 'o.rb', 'module Http\n  class ProxyOptions < Options.new(:uri, :user,\n      :password)\n    def user\n      self[:user]\n    end\n  end\n  class Point < ::Struct.new(:x, :y); end\n  class Pair < Data.define(:a, :b); end\nend\n');
+    assert.deepEqual(bySymbol(built, 'Http.ProxyOptions').conformances, ['Options']);
+    assert.deepEqual(bySymbol(built, 'Http.Point').conformances, ['Struct']);
+    assert.deepEqual(bySymbol(built, 'Http.Pair').conformances, ['Data']);
   });
 
   it('php: interfaces, traits, classes with extends/implements/use, functions', async () => {

@@ -30,6 +30,15 @@ function mixins(n: Node): Node[] {
 
 const body = (n: Node) => field(n, 'body') ?? childOfType(n, 'body_statement');
 
+/**
+ * The superclass expressions of a class: `< Base`, and for a class built on a generated one — `< Struct.new(:a, :b)`,
+ * `< Options.new(:uri, :user)`, `< Data.define(:x)` — the receiver of the call (Struct, Options, Data), not the method's
+ * name (`new`).
+ */
+function superclasses(n: Node): Node[] {
+  return named(field(n, 'superclass')).map((x) => (x.type === 'call' && field(x, 'receiver') ? field(x, 'receiver')! : x));
+}
+
 export const ruby: LanguageDefinition = {
   id: 'ruby',
   definitions: {
@@ -39,7 +48,7 @@ export const ruby: LanguageDefinition = {
       name: constName,
       qualifier: constScope,
       body,
-      conformances: (n) => bareNames([...named(field(n, 'superclass')), ...mixins(n)]),
+      conformances: (n) => bareNames([...superclasses(n), ...mixins(n)]),
     },
     module: { kind: 'module', container: true, name: constName, qualifier: constScope, body, conformances: (n) => bareNames(mixins(n)) },
     method: { kind: 'function', body },
