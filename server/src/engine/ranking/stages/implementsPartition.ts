@@ -3,7 +3,8 @@
  *  1. the implementations — type declarations, extensions and impl blocks that conform to X (declared in their
  *     header, or proven by the conformance index: Go method sets) — come first, in score order, the direct ones
  *     before those that conform through a sub-interface or a superclass;
- *  2. X's own definition is kept in the top 3 of that first group (it is context, not an answer);
+ *  2. X's own definition is kept in the top 3 of that first group, never above its best implementation (it is
+ *     context, not an answer: "implementers first, protocol in the top 3");
  *  3. everything else (the implementations' members, usage sites, ...) follows in score order.
  * With no implementation of X in the candidates, nothing changes (the query falls back to text ranking).
  */
@@ -80,6 +81,12 @@ export const implementsPartitionStage: Stage = {
         }
         def.explanation.push(`kept in the top 3 as the definition of ${t.name} (score ${round(def.score)} → ${round(Math.max(target, c * 1.0001))})`);
         def.score = Math.max(target, c * 1.0001);
+      } else if (at === 0 && group.length > 1) {
+        // implementers first: the definition follows the best implementation (second, or third behind a tie)
+        const [a, b] = group.slice(1).map((x) => x.score);
+        const target = b !== undefined && a! > b ? (a! + b) / 2 : a! - Math.abs(a!) * 1e-4;
+        def.explanation.push(`definition of ${t.name}: after the first implementation (score ${round(def.score)} → ${round(target)})`);
+        def.score = target;
       }
     }
     return candidates;
