@@ -7,14 +7,14 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSyn
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Engine } from '../server/src/engine/engine';
-import { ChunkStore } from '../server/src/engine/store/chunkStore';
+import type { ChunkStore } from '../server/src/engine/store/chunkStore';
 import type { Chunk } from '../server/src/engine/types';
 import { CACHE_DIR, CorpusInfo, prepareCorpora } from './corpora';
 import { firstRelevantRank, firstRelevantRankAny, latency, LatencyReport, QualityReport, summarize } from './metrics';
 import { anchorLine, BenchQuery, prepareSets } from './sets';
 import { loadQuestions } from './questions';
 
-import { denseOnlySystem, lanceDir, lanceFtsSystem, miniSearchSystem, quarrySystem, ripgrepAvailable, ripgrepSystem, SearchSystem } from './systems';
+import { denseOnlySystem, lanceDir, lanceFtsSystem, miniSearchSystem, openCurrentStore, quarrySystem, ripgrepAvailable, ripgrepSystem, SearchSystem } from './systems';
 import { createEmbeddingProvider } from '../server/src/engine/embedding/registry';
 import type { EmbeddingProvider } from '../server/src/engine/embedding/types';
 import { defaultConfig } from '../server/src/engine/config/schema';
@@ -183,7 +183,7 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
 
   // The BM25 pipeline alone (the baseline every dense configuration is compared with).
   const engine = await Engine.open(stripped, { embedding: null, reranker: null });
-  const { store } = await ChunkStore.open(join(stripped, '.quarry'));
+  const store = await openCurrentStore(stripped);
   const chunks: Chunk[] = [];
   for await (const batch of store.allChunks()) chunks.push(...batch);
   const systems: SearchSystem[] = [quarrySystem(engine)];
@@ -314,7 +314,7 @@ async function benchFixture(): Promise<FixtureResult> {
   const expected = JSON.parse(readFileSync(join(REPO, 'test', 'fixtures', 'polyglot', 'expected-definitions.json'), 'utf8')) as Array<{ query: string; path: string; symbol: string }>;
   cliIndex(dir, ['--full']);
   const engine = await Engine.open(dir);
-  const { store } = await ChunkStore.open(join(dir, '.quarry'));
+  const store = await openCurrentStore(dir);
   const chunks: Chunk[] = [];
   for await (const batch of store.allChunks()) chunks.push(...batch);
   await store.close();

@@ -13,7 +13,8 @@ import { Engine } from '../server/src/engine/engine';
 import type { Chunk } from '../server/src/engine/types';
 import type { EmbeddingProvider } from '../server/src/engine/embedding/types';
 import type { VectorStore } from '../server/src/engine/store/vectorStore';
-import type { ChunkStore } from '../server/src/engine/store/chunkStore';
+import { ChunkStore } from '../server/src/engine/store/chunkStore';
+import { resolveGeneration, vectorDir } from '../server/src/engine/store/generations';
 import type { Hit } from './metrics';
 import type { QuerySet } from './sets';
 
@@ -40,6 +41,16 @@ export function quarrySystem(engine: Engine, name = 'quarry-bm25', disabledStage
  * Dense-only search with the same embedder, the way a Continue-style tool does it: embed the query, take the
  * nearest chunk vectors, no keyword channel.
  */
+/**
+ * The chunk store of a workspace's current index: its current generation (a full rebuild writes a new one beside the
+ * old, store/generations.ts) with the vector tables every generation shares. Opening `.quarry/` itself reads
+ * generation 0, which a rebuilt index no longer uses.
+ */
+export async function openCurrentStore(workspace: string): Promise<ChunkStore> {
+  const quarryDir = join(workspace, '.quarry');
+  return (await ChunkStore.open(resolveGeneration(quarryDir).generation.dir, { vectorDir: vectorDir(quarryDir) })).store;
+}
+
 export function denseOnlySystem(name: string, provider: EmbeddingProvider, vectors: VectorStore, store: ChunkStore): SearchSystem {
   return {
     name,

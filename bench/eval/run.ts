@@ -8,11 +8,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Engine } from '../../server/src/engine/engine';
-import { ChunkStore } from '../../server/src/engine/store/chunkStore';
+import type { ChunkStore } from '../../server/src/engine/store/chunkStore';
 import { defaultConfig } from '../../server/src/engine/config/schema';
 import { createEmbeddingProvider } from '../../server/src/engine/embedding/registry';
 import { bootstrapCI, type Hit } from '../metrics';
-import { denseOnlySystem, quarrySystem, ripgrepAvailable } from '../systems';
+import { denseOnlySystem, openCurrentStore, quarrySystem, ripgrepAvailable } from '../systems';
 import { fetchRepo } from './fetch';
 import { CATEGORIES, EVAL_DIR, EvalQuery, EvalTarget, FROZEN_PATH, halfOf, loadAll, queriesSha256, treeChecksum } from './spec';
 
@@ -237,7 +237,7 @@ async function main(): Promise<void> {
           notes.push(`${f.repo.name}: no embedding provider; dense skipped`);
           continue;
         }
-        store = (await ChunkStore.open(join(dir, '.quarry'))).store;
+        store = await openCurrentStore(dir);
         run.push(denseOnlySystem('dense', provider, await store.vectors(provider.id, provider.dims), store));
       } else if (s === 'ripgrep') run.push(ripgrepRanked(dir));
     }
