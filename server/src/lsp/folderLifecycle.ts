@@ -39,7 +39,12 @@ export async function openFolder(ctx: ServerContext, f: Folder): Promise<void> {
     }
     f.engine = engine;
     watchMemoryFolder(ctx, f, engine.root);
-    if (engine.hasIndex) f.markReady(); // the existing index answers while the update runs
+    if (engine.hasIndex) {
+      f.markReady(); // the existing index answers while the update runs
+      // the first search of the session should not pay for loading the models and segments: an existing index is
+      // warmed up at once, whoever keeps it (a reader too; not the BPE tables: warmUp.ts)
+      f.warming = warmUp(engine, undefined, { tokenCounts: false });
+    }
     f.state = 'ready';
     await startFolderMcp(ctx, f, engine);
     f.ownership = await IndexOwnership.claim(engine.quarryDir, {
@@ -75,9 +80,7 @@ export async function openFolder(ctx: ServerContext, f: Folder): Promise<void> {
       notifyStatus(ctx, f, 'opened (no index run on start)');
       return;
     }
-    // the first search of the session should not pay for loading the models and segments: an existing index is warmed
-    // up at once, beside the start-up refresh; a new one after its first build (not the BPE tables: warmUp.ts)
-    if (engine.hasIndex) f.warming = warmUp(engine, undefined, { tokenCounts: false });
+    // an existing index is warming up beside the start-up refresh (above); a new one is warmed up after its first build
     await indexFolder(ctx, f, { reason: engine.hasIndex ? 'updating the index' : 'building the index' }).catch(() => undefined);
     if (!f.closed && engine.hasIndex && !f.warming) f.warming = warmUp(engine, undefined, { tokenCounts: false });
   } catch (e) {
