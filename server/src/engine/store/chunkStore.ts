@@ -22,7 +22,7 @@ import { nameRangeOf, type Chunk, type ChunkKind, type ChunkMetadata, type Chunk
 import type { ChunkGitInfo, GitStatus } from '../git/metadata';
 import { WriteQueue } from './writeQueue';
 import { SnapshotSlot, type TableSnapshot } from './tableSnapshot';
-import { columnarTable } from './columnarRows';
+import { batchRows, columnarTable, plainRows } from './columnarRows';
 import { tally } from '../counts';
 import { VectorStore } from './vectorStore';
 import { withFileLockAsync } from '../fileLock';
@@ -341,7 +341,7 @@ export class ChunkStore {
   }
 
   async fileRecords(): Promise<Map<string, FileRecord>> {
-    const rows = await this.files.query().limit(Number.MAX_SAFE_INTEGER).toArray();
+    const rows = await plainRows(this.files.query().limit(Number.MAX_SAFE_INTEGER));
     const out = new Map<string, FileRecord>();
     for (const r of rows) {
       out.set(String(r.path), {
@@ -396,7 +396,7 @@ export class ChunkStore {
     if (snapped) return ids.map((id) => snapped.get(id)).filter((c): c is Chunk => c !== undefined);
     const byId = new Map<string, Chunk>();
     for (const group of batches(ids, 200)) {
-      const rows = await this.chunks.query().where(`id IN ${sqlList(group)}`).limit(group.length * 4).toArray();
+      const rows = await plainRows(this.chunks.query().where(`id IN ${sqlList(group)}`).limit(group.length * 4));
       for (const r of rows) byId.set(String(r.id), rowToChunk(r));
     }
     return ids.map((id) => byId.get(id)).filter((c): c is Chunk => c !== undefined);
@@ -406,7 +406,7 @@ export class ChunkStore {
   async *allChunks(batchSize = 2000): AsyncGenerator<Chunk[]> {
     let batch: Chunk[] = [];
     for await (const rb of this.chunks.query().limit(Number.MAX_SAFE_INTEGER)) {
-      for (const r of rb.toArray()) {
+      for (const r of batchRows(rb)) {
         batch.push(rowToChunk(r));
         if (batch.length >= batchSize) {
           yield batch;
@@ -418,7 +418,7 @@ export class ChunkStore {
   }
 
   async allChunkIds(): Promise<string[]> {
-    const rows = await this.chunks.query().select(['id']).limit(Number.MAX_SAFE_INTEGER).toArray();
+    const rows = await plainRows(this.chunks.query().select(['id']).limit(Number.MAX_SAFE_INTEGER));
     return rows.map((r) => String(r.id));
   }
 
@@ -488,7 +488,7 @@ export class ChunkStore {
     if (snapped) return chunkIds.map((id) => snapped.get(id)).filter((r): r is ChunkGitRow => r !== undefined);
     const byId = new Map<string, ChunkGitRow>();
     for (const group of batches(chunkIds, 200)) {
-      const rows = await this.chunkGit.query().where(`chunk_id IN ${sqlList(group)}`).limit(group.length * 4).toArray();
+      const rows = await plainRows(this.chunkGit.query().where(`chunk_id IN ${sqlList(group)}`).limit(group.length * 4));
       for (const r of rows) byId.set(String(r.chunk_id), rowToGit(r));
     }
     return chunkIds.map((id) => byId.get(id)).filter((r): r is ChunkGitRow => r !== undefined);
@@ -516,7 +516,7 @@ export class ChunkStore {
 
   /** Conformance lookup by protocol name (uses the btree index on protocol_name once built). */
   async conformancesOf(protocolName: string): Promise<ConformanceRow[]> {
-    const rows = await this.conformances.query().where(`protocol_name = ${sqlString(protocolName)}`).limit(100_000).toArray();
+    const rows = await plainRows(this.conformances.query().where(`protocol_name = ${sqlString(protocolName)}`).limit(100_000));
     return rows.map((r) => ({
       chunkId: String(r.chunk_id), protocolName: String(r.protocol_name), path: String(r.path),
       typeName: String(r.type_name), kind: String(r.kind),
@@ -551,7 +551,7 @@ export class ChunkStore {
 
   /** Every conformance row of these kinds (derived rows, e.g. Go's implicit conformances). */
   async conformancesOfKinds(kinds: readonly string[]): Promise<ConformanceRow[]> {
-    const rows = await this.conformances.query().where(`kind IN ${sqlList(kinds)}`).limit(Number.MAX_SAFE_INTEGER).toArray();
+    const rows = await plainRows(this.conformances.query().where(`kind IN ${sqlList(kinds)}`).limit(Number.MAX_SAFE_INTEGER));
     return rows.map((r) => ({
       chunkId: String(r.chunk_id), protocolName: String(r.protocol_name), path: String(r.path),
       typeName: String(r.type_name), kind: String(r.kind),
@@ -640,7 +640,7 @@ export class ChunkStore {
     if (snapped) return snapped;
     const out: Chunk[] = [];
     for (const group of batches(hashes, 200)) {
-      const rows = await this.chunks.query().where(`content_hash IN ${sqlList(group)}`).limit(Number.MAX_SAFE_INTEGER).toArray();
+      const rows = await plainRows(this.chunks.query().where(`content_hash IN ${sqlList(group)}`).limit(Number.MAX_SAFE_INTEGER));
       for (const r of rows) out.push(rowToChunk(r));
     }
     return out;
