@@ -21,9 +21,12 @@ export interface HttpServer {
   headers: { Authorization: string };
 }
 
-/** The command line of `quarry mcp` for one folder, with the extension's own CLI bundle. */
+/**
+ * The command line of `quarry mcp` for one folder, with the extension's own CLI bundle and the node flags of its
+ * shebang (scripts/build.mjs: baseline-only wasm, a 4 MB young generation).
+ */
 export function stdioServer(extensionPath: string, folder: string, command = 'node'): StdioServer {
-  return { command, args: ['--liftoff-only', join(extensionPath, 'dist', 'cli.js'), 'mcp', '--project', folder] };
+  return { command, args: ['--liftoff-only', '--max-semi-space-size=4', join(extensionPath, 'dist', 'cli.js'), 'mcp', '--project', folder] };
 }
 
 /** Server names: `quarry` for a single folder, `quarry-<folder name>` (made unique) for several. */

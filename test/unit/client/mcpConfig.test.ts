@@ -4,7 +4,7 @@ import { httpConfigSnippet, serverNames, stdioConfigSnippet } from '../../../cli
 describe('VS Code client: MCP config snippets', () => {
   it('stdio: the extension\'s own CLI with `mcp --project <folder>`, one server per folder', () => {
     const one = JSON.parse(stdioConfigSnippet('/ext', [{ name: 'shop', path: '/work/shop' }]));
-    assert.deepEqual(one, { mcpServers: { quarry: { command: 'node', args: ['--liftoff-only', '/ext/dist/cli.js', 'mcp', '--project', '/work/shop'] } } });
+    assert.deepEqual(one, { mcpServers: { quarry: { command: 'node', args: ['--liftoff-only', '--max-semi-space-size=4', '/ext/dist/cli.js', 'mcp', '--project', '/work/shop'] } } });
     const two = JSON.parse(stdioConfigSnippet('/ext', [{ name: 'Web App', path: '/a' }, { name: 'api', path: '/b' }]));
     assert.deepEqual(Object.keys(two.mcpServers), ['quarry-web-app', 'quarry-api']);
     assert.equal(two.mcpServers['quarry-api'].args.at(-1), '/b');
