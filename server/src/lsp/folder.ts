@@ -43,6 +43,8 @@ export interface Folder {
   mcp?: McpHttpHandle;
   /** The warm-up searches after the first index (engine/search/warmUp.ts); awaited before the engine closes. */
   warming?: Promise<void>;
+  /** The engine being opened (folderLifecycle.ts `openEngine`: during `initialize`, or when the folder opens). */
+  opening?: Promise<Engine>;
 }
 
 export function uriToPath(uri: string): string | undefined {

@@ -16,9 +16,15 @@ import { Folder, makeFolder, owns } from './folder';
 import { watchMemoryFolder } from './fileWatcher';
 import { indexFolder } from './indexRuns';
 
-export async function openFolder(ctx: ServerContext, f: Folder): Promise<void> {
-  const { options } = ctx;
-  try {
+/**
+ * Opens a folder's engine and, on an existing index, starts its warm-up (engine/search/warmUp.ts; a reader's too; not
+ * the BPE tables) — nothing that talks to the client but an error message about invalid settings, so the `initialize`
+ * request may wait for it (handlers/lifecycle.ts) and the session's first search finds the models and segments loaded.
+ * Once per folder: `openFolder` continues from the same engine.
+ */
+export function openEngine(ctx: ServerContext, f: Folder): Promise<Engine> {
+  f.opening ??= (async () => {
+    const { options } = ctx;
     let config: QuarryConfig | undefined;
     try {
       config = mergeConfig(loadConfig(f.root).config, options.settings, 'editor settings (quarry.*)');
@@ -33,18 +39,24 @@ export async function openFolder(ctx: ServerContext, f: Folder): Promise<void> {
       ...(options.reranker === false ? { reranker: null } : {}),
       longRunning: true,
     });
+    if (engine.hasIndex && !f.closed) f.warming = warmUp(engine, undefined, { tokenCounts: false });
+    return engine;
+  })();
+  return f.opening;
+}
+
+export async function openFolder(ctx: ServerContext, f: Folder): Promise<void> {
+  const { options } = ctx;
+  try {
+    const engine = await openEngine(ctx, f);
     if (f.closed) {
+      await f.warming;
       await engine.close();
       return;
     }
     f.engine = engine;
     watchMemoryFolder(ctx, f, engine.root);
-    if (engine.hasIndex) {
-      f.markReady(); // the existing index answers while the update runs
-      // the first search of the session should not pay for loading the models and segments: an existing index is
-      // warmed up at once, whoever keeps it (a reader too; not the BPE tables: warmUp.ts)
-      f.warming = warmUp(engine, undefined, { tokenCounts: false });
-    }
+    if (engine.hasIndex) f.markReady(); // the existing index answers while the update runs (and is warming up: openEngine)
     f.state = 'ready';
     await startFolderMcp(ctx, f, engine);
     f.ownership = await IndexOwnership.claim(engine.quarryDir, {

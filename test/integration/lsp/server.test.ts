@@ -113,6 +113,23 @@ describe('LSP server (stdio, real process)', function () {
     assert.ok(indexing, 'an indexing notification came first');
   });
 
+  it('on an existing index, opens and warms it up before it answers initialize (a search right after finds it loaded)', async () => {
+    await client.waitForIndexed();
+    // a second server over the same folder (a reader: the first one owns the index)
+    const second = LspTestClient.spawn();
+    try {
+      await second.initialize([root]);
+      const warmed = second.logs.findIndex((l) => /opened and warmed up in \d+ ms|still opening and warming up/.test(l));
+      assert.ok(warmed >= 0, `no warm-up line before the initialize answer: ${second.logs.join('\n')}`);
+      const res = (await second.conn.sendRequest('codeSearch/find', { query: 'OrderSummaryPanel' })) as { matches: Array<{ content: { symbol: string } }> };
+      assert.equal(res.matches[0]!.content.symbol.split(/[.:#]/).pop(), 'OrderSummaryPanel');
+    } finally {
+      await second.conn.sendRequest('shutdown').catch(() => undefined);
+      await second.conn.sendNotification('exit').catch(() => undefined);
+      if (second.child.exitCode === null) second.child.kill('SIGKILL');
+    }
+  });
+
   it('codeSearch/find: an identifier → its defining chunk first, with a Location on its name (issue 18)', async () => {
     const res = await client.conn.sendRequest<FindResult>('codeSearch/find', { query: 'OrderSummaryPanel', limit: 5 });
     assert.ok(res.matches.length > 0, res.summary);
