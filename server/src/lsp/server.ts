@@ -2,7 +2,8 @@
  * Quarry's language server: the engine behind LSP. This file is the wiring table — every method the server answers,
  * and the module that answers it; the behaviour lives in those modules.
  *
- * - One Engine per workspace folder (multi-root), opened on `initialized`, then an index run reported with
+ * - One Engine per workspace folder (multi-root), opened (and an existing index warmed up) during `initialize`, the
+ *   folder started on `initialized`: ownership, MCP endpoint, then an index run reported with
  *   work-done progress (`window/workDoneProgress/create` + `$/progress`) and `codeSearch/statusChanged`
  *   (folderLifecycle.ts, indexRuns.ts). Searches run as soon as the lexical phase is committed (the dense phase
  *   continues in the background).
