@@ -16,6 +16,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { openLspSession, openMcpSession, type DoorSession } from './doors';
 
 const REPO = resolve(__dirname, '..');
@@ -28,23 +29,23 @@ interface Args {
   doors: Array<'mcp' | 'lsp'>;
 }
 
-function parseArgs(argv: string[]): Args {
-  const a: Args = { dir: join(REPO, 'bench', '.cache', 'eval', 'fastify', 'tree'), clis: [], rounds: 5, doors: ['mcp', 'lsp'] };
-  for (let i = 0; i < argv.length; i++) {
-    const v = () => {
-      const x = argv[++i];
-      if (x === undefined) throw new Error(`${argv[i - 1]} needs a value`);
-      return x;
-    };
-    const arg = argv[i];
-    if (arg === '--dir') a.dir = resolve(v());
-    else if (arg === '--cli') a.clis.push(resolve(v()));
-    else if (arg === '--rounds') a.rounds = Math.max(1, Math.floor(Number(v())));
-    else if (arg === '--doors') a.doors = v().split(',').filter((d): d is 'mcp' | 'lsp' => d === 'mcp' || d === 'lsp');
-    else throw new Error(`unknown argument ${arg}`);
-  }
-  if (!a.clis.length) a.clis.push(join(REPO, 'dist', 'cli.js'));
-  return a;
+function parseCommandLine(argv: string[]): Args {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      dir: { type: 'string' },
+      cli: { type: 'string', multiple: true },
+      rounds: { type: 'string' },
+      doors: { type: 'string' },
+    },
+  });
+  const doors = (values.doors ?? 'mcp,lsp').split(',').filter((d): d is 'mcp' | 'lsp' => d === 'mcp' || d === 'lsp');
+  return {
+    dir: resolve(values.dir ?? join(REPO, 'bench', '.cache', 'eval', 'fastify', 'tree')),
+    clis: (values.cli?.length ? values.cli : [join(REPO, 'dist', 'cli.js')]).map((c) => resolve(c)),
+    rounds: Math.max(1, Math.floor(Number(values.rounds ?? 5))),
+    doors,
+  };
 }
 
 const median = (xs: number[]): number => {
@@ -66,7 +67,7 @@ async function round(door: 'mcp' | 'lsp', cli: string, dir: string): Promise<num
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseCommandLine(process.argv.slice(2));
   if (!existsSync(args.dir)) throw new Error(`no workspace at ${args.dir} (fetch the evaluation's trees with \`npx tsx bench/eval/fetch.ts\`, or pass --dir)`);
   const work = args.clis.map((cli) => {
     const dir = mkdtempSync(join(tmpdir(), 'quarry-first-'));
@@ -103,5 +104,5 @@ async function main(): Promise<void> {
 
 main().catch((e) => {
   console.error(e instanceof Error ? e.message : e);
-  process.exit(1);
+  process.exitCode = 1;
 });
