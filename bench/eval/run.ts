@@ -247,7 +247,7 @@ async function main(): Promise<void> {
       for (const s of run) {
         const hits = await s.search(q.query, K);
         pq.scores[s.name] = scoreQuery(hits, q);
-        if (pq.top) pq.top[s.name] = [...new Set(hits.map((h) => `${h.path}:${h.startLine}-${h.endLine}`))].slice(0, 5);
+        if (pq.top) pq.top[s.name] = [...new Set(hits.map((h) => `${h.path}:${h.startLine}-${h.endLine}`))].slice(0, 10);
       }
       perQuery.push(pq);
     }

@@ -2,7 +2,8 @@
  * Freshness from the editor: open buffers are pushed to the engine with `setBuffer` (debounced per document,
  * `bufferDebounceMs`, default 200 ms; null on close) and a save re-indexes the file. Only the index owner writes.
  * A search sees the edits made before it: `flushBuffers` pushes a folder's pending buffers at once (when nothing else
- * is writing to the folder), so a search right after typing does not wait for the debounce nor miss the edit.
+ * is writing to the folder), so a search right after typing does not wait for the debounce nor miss the edit. Opening
+ * a document prepares its language's chunking in the background, so the first edit is as quick as the next ones.
  */
 import type { TextDocumentChangeEvent } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
@@ -11,6 +12,26 @@ import { locateUri, owns, type Folder } from './folder';
 import { writeToFolder } from './indexRuns';
 
 type DocumentEvent = TextDocumentChangeEvent<TextDocument>;
+
+/**
+ * A document opened in a folder this server writes: once the folder is searchable and warmed up, the engine loads
+ * what chunking the document's language needs (`Engine.prepareEditing`: once per language), so that the first edit
+ * is not the one that pays for it.
+ */
+export function bufferOpened(ctx: ServerContext, ev: DocumentEvent): void {
+  const hit = locateUri(ctx.folders, ev.document.uri);
+  if (!hit || !owns(hit.folder)) return;
+  const { folder: f, rel } = hit;
+  const uri = ev.document.uri;
+  void (async () => {
+    await f.ready;
+    await f.warming;
+    const doc = ctx.documents.get(uri);
+    if (!doc || f.closed || !f.engine) return;
+    const prepared = await f.engine.prepareEditing(rel, doc.getText());
+    if (prepared) ctx.log(`Quarry: prepared ${prepared.language} chunking for edits in ${prepared.ms} ms (${f.name}: ${rel} opened)`);
+  })().catch(() => undefined);
+}
 
 /** The buffer changed: its text goes to the engine once the edits pause. */
 export function bufferChanged(ctx: ServerContext, ev: DocumentEvent): void {

@@ -26,7 +26,7 @@
  */
 import { Connection, FileChangeType, WorkspaceSymbolParams } from 'vscode-languageserver';
 import { createServerContext } from './context';
-import { bufferChanged, bufferClosed, bufferSaved } from './documentSync';
+import { bufferChanged, bufferClosed, bufferOpened, bufferSaved } from './documentSync';
 import { watchedFilesChanged } from './fileWatcher';
 import { findCode } from './handlers/find';
 import { folderStatus, reindex } from './handlers/indexStatus';
@@ -56,6 +56,7 @@ export function startLanguageServer(connection: Connection): void {
   connection.onDidChangeWatchedFiles((params) => watchedFilesChanged(ctx, params));
 
   // Text document sync (`textDocument/didOpen`, `didChange`, `didClose`, `didSave` through TextDocuments)
+  documents.onDidOpen((ev) => bufferOpened(ctx, ev));
   documents.onDidChangeContent((ev) => bufferChanged(ctx, ev));
   documents.onDidClose((ev) => bufferClosed(ctx, ev));
   documents.onDidSave((ev) => bufferSaved(ctx, ev));

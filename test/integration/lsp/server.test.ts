@@ -278,6 +278,16 @@ describe('LSP server (stdio, real process)', function () {
     }, 'the closed buffer to be gone');
   });
 
+  it("opening a document prepares its language's chunking before any edit (the first edit does not pay for it)", async () => {
+    await client.waitForIndexed();
+    const rel = 'scripts/restock.js';
+    const uri = pathToFileURL(join(root, rel)).href;
+    await client.conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'javascript', version: 1, text: readFileSync(join(root, rel), 'utf8') } });
+    const line = await eventually(async () => client.logs.find((l) => /prepared javascript chunking for edits in \d+ ms .*scripts\/restock\.js opened/.test(l)), 'the preparation log line');
+    assert.ok(line);
+    await client.conn.sendNotification('textDocument/didClose', { textDocument: { uri } });
+  });
+
   it('a search right after an unsaved edit sees it, without waiting for the edit debounce', async () => {
     const rel = 'web/src/catalog.ts';
     const uri = pathToFileURL(join(root, rel)).href;
