@@ -36,6 +36,10 @@ export interface Folder {
   bufferTimers: Map<string, { uri: string; timer: NodeJS.Timeout }>;
   /** Buffer writes queued or running (a search waits for them: `flushBuffers`). */
   bufferWrites: Set<Promise<unknown>>;
+  /** Paths whose buffer text went to the engine (the index holds the buffer until it is saved or closed). */
+  pushedBuffers: Set<string>;
+  /** Paths just opened with their on-disk text: the change event that comes with an open is not an edit. */
+  openedAsOnDisk: Set<string>;
   closed: boolean;
   /** This server's part in the folder's index ownership; writes only while `owned`. */
   ownership?: IndexOwnership;
@@ -75,6 +79,8 @@ export function makeFolder(uri: string, name: string): Folder | undefined {
     pendingIndex: false,
     bufferTimers: new Map(),
     bufferWrites: new Set(),
+    pushedBuffers: new Set(),
+    openedAsOnDisk: new Set(),
     closed: false,
   };
   f.markReady = () => {

@@ -4,7 +4,7 @@
  * watched-file and unsaved-buffer freshness, shutdown/exit.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CancellationTokenSource, ResponseError } from 'vscode-jsonrpc/node';
@@ -278,14 +278,20 @@ describe('LSP server (stdio, real process)', function () {
     }, 'the closed buffer to be gone');
   });
 
-  it("opening a document prepares its language's chunking before any edit (the first edit does not pay for it)", async () => {
+  it("opening a document as it is on disk writes nothing to the index and prepares its language's chunking; closing it writes nothing", async () => {
     await client.waitForIndexed();
     const rel = 'scripts/restock.js';
     const uri = pathToFileURL(join(root, rel)).href;
+    const versions = () => ['chunks', 'files'].map((t) => readdirSync(join(root, '.quarry', 'lancedb', `${t}.lance`, '_versions')).length).join('/');
+    const before = versions();
     await client.conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'javascript', version: 1, text: readFileSync(join(root, rel), 'utf8') } });
     const line = await eventually(async () => client.logs.find((l) => /prepared javascript chunking for edits in \d+ ms .*scripts\/restock\.js opened/.test(l)), 'the preparation log line');
     assert.ok(line);
+    await new Promise((r) => setTimeout(r, 600)); // past the 200 ms edit debounce
+    assert.equal(versions(), before, 'an open is not an edit: no table version was added');
     await client.conn.sendNotification('textDocument/didClose', { textDocument: { uri } });
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal(versions(), before, 'closing a buffer that never changed writes nothing');
   });
 
   it('a search right after an unsaved edit sees it, without waiting for the edit debounce', async () => {
