@@ -30,3 +30,28 @@ describe('learned scorer: near-ties keep the fused order', () => {
     assert.deepEqual([...out].sort((a, b) => b.score - a.score).map((c) => c.chunk!.name), ['fusedFirst', 'fusedSecond', 'fusedThird', 'weak']);
   });
 });
+
+describe("learned scorer: fusion's best stays on the page (rerank.keepFusedBest)", () => {
+  const names = ['fusedFirst', 'fusedSecond', 'fusedThird', 'fusedFourth', 'fusedFifth'];
+  async function run(keepFusedBest?: number) {
+    const cands = names.map((n, i) => candidate(fn(n), names.length - i));
+    const strategy: Array<'HYBRID_SEARCH' | 'SEMANTIC_RERANK'> = ['HYBRID_SEARCH'];
+    // the model ranks the fused order backwards: fusion's best would end last
+    const ctx = { ...stageContext('merge index segments'), scorer: fixed([0.1, 0.3, 0.5, 0.7, 0.9]), scorerOptions: { candidates: 50, weight: 1, keepFusedBest }, effects: { strategy, warnings: [] } };
+    const out = await learnedScorerStage.apply(ctx, cands);
+    return [...out].sort((a, b) => b.score - a.score);
+  }
+  it('by default, the fused best that the scorer put last is moved up to third; the rest keep the learned order', async () => {
+    const out = await run();
+    assert.deepEqual(out.map((c) => c.chunk!.name), ['fusedFifth', 'fusedFourth', 'fusedFirst', 'fusedThird', 'fusedSecond']);
+    assert.match(out[2].explanation.join('\n'), /the scorer put it #5, fusion's best stays in the first 3/);
+  });
+  it('0 turns the floor off (the learned order alone)', async () => {
+    const out = await run(0);
+    assert.deepEqual(out.map((c) => c.chunk!.name), ['fusedFifth', 'fusedFourth', 'fusedThird', 'fusedSecond', 'fusedFirst']);
+  });
+  it('a fused best the scorer kept within the floor is not moved', async () => {
+    const out = await run(5);
+    assert.equal(out.at(-1)!.chunk!.name, 'fusedFirst');
+  });
+});

@@ -156,6 +156,11 @@ export const RerankConfigSchema = z
      * stages and the seeds' partitions act on that base (ranking/pipeline.ts). 1 = the learned score alone.
      */
     weight: z.number().min(0).max(1).default(1),
+    /**
+     * The fused order's best scored candidate stays within the learned order's first N places (0 = no floor): the
+     * scorer re-sorts, but never buries what the keyword and dense channels rank first.
+     */
+    keepFusedBest: z.number().int().min(0).max(1000).default(3),
     voyage: VoyageRerankConfigSchema.default(VoyageRerankConfigSchema.parse({})),
     crossEncoder: CrossEncoderRerankConfigSchema.default(CrossEncoderRerankConfigSchema.parse({})),
     quarry: QuarryRerankConfigSchema.default(QuarryRerankConfigSchema.parse({})),

@@ -105,7 +105,7 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
       stats: { identifierFrequency: (identifier: string) => lexical.documentFrequency('ident', identifier.toLowerCase()) },
       stagedActivation: !!dense && config.retrieval.fusion === 'staged',
       scorer: deps.reranker,
-      scorerOptions: { candidates: config.rerank.candidates, weight: config.rerank.weight },
+      scorerOptions: { candidates: config.rerank.candidates, weight: config.rerank.weight, keepFusedBest: config.rerank.keepFusedBest },
       effects: { strategy, warnings },
     },
     retrieved.candidates,

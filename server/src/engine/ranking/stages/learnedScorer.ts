@@ -8,8 +8,10 @@
  * highest of those scores, and so on), so their scale stays the fusion's and every other candidate keeps its score
  * and position. Not scored, and so kept where fusion put them: knowledge and reasoning chunks (Markdown sections,
  * conversation logs, recorded patterns) and, when the query is about tests, test files — the model was trained on
- * questions answered by non-test code. `rerank.weight` < 1 blends the learned order with the fused one. A reranker
- * that fails leaves the fused order and says so.
+ * questions answered by non-test code. `rerank.weight` < 1 blends the learned order with the fused one. The fused
+ * order's best scored candidate stays in the learned order's first `rerank.keepFusedBest` places (default 3): the
+ * model sees text features only and, on code unlike its training lists, sometimes drops the match both channels rank
+ * first out of the page. A reranker that fails leaves the fused order and says so.
  */
 import type { AsyncStage, Candidate, CandidateScorer, StageContext } from '../candidate';
 import type { ParsedQuery } from '../query';
@@ -47,6 +49,23 @@ export function scorerApplies(reranker: CandidateScorer | null | undefined, quer
   return !!reranker && query.form === 'natural' && !namesDeclaration && (!reranker.needsBothChannels || hybrid);
 }
 
+/** Default of `rerank.keepFusedBest`: the fused order's best scored candidate stays in the scorer's first 3. */
+export const DEFAULT_KEEP_FUSED_BEST = 3;
+
+/**
+ * The learned order never buries what both channels agree on most: the fused order's best scored candidate (head
+ * index 0) is moved up to place `keep` when the scorer put it lower (`keep` 0 = no floor). Reorders `order` (head
+ * indexes, learned order) in place; returns the place (1-based) the scorer had given it when it moved, else 0.
+ */
+export function keepFusedBest(order: number[], keep: number): number {
+  if (!(keep >= 1)) return 0;
+  const at = order.indexOf(0);
+  if (at < keep) return 0;
+  order.splice(at, 1);
+  order.splice(keep - 1, 0, 0);
+  return at + 1;
+}
+
 export const learnedScorerStage: AsyncStage = {
   name: 'learned-scorer',
   async apply(ctx, candidates) {
@@ -79,11 +98,13 @@ export const learnedScorerStage: AsyncStage = {
     const fusedRank = new Map(sorted.map((c, i) => [c, i + 1]));
     // ties keep the fused order (the lower head index, the higher fused score)
     const order = head.map((_, i) => i).sort((a, b) => key[b] - key[a] || a - b);
+    const keep = ctx.scorerOptions?.keepFusedBest ?? DEFAULT_KEEP_FUSED_BEST;
+    const kept = keepFusedBest(order, keep);
     order.forEach((h, i) => {
       const c = head[h];
       const raw = learned[h];
       c.explanation.push(
-        `scorer ${reranker.id}: ${Number.isFinite(raw) ? round(raw) : 'no score'} (#${i + 1} of ${head.length} scored; fusion had it #${fusedRank.get(c)}) → takes the fused score of scored #${i + 1}: ${round(slots[i])}`,
+        `scorer ${reranker.id}: ${Number.isFinite(raw) ? round(raw) : 'no score'} (#${i + 1} of ${head.length} scored; fusion had it #${fusedRank.get(c)}${h === 0 && kept ? `; the scorer put it #${kept}, fusion's best stays in the first ${keep}` : ''}) → takes the fused score of scored #${i + 1}: ${round(slots[i])}`,
       );
       c.score = slots[i];
     });
