@@ -25,18 +25,8 @@ export class VectorTableDamagedError extends Error {
   }
 }
 
-/** Rows above which an ANN index is built; below it a flat scan is fast enough. */
-export const ANN_MIN_ROWS = 20_000;
-
-/**
- * The ANN index of a large table: IVF partitions, each an HNSW graph over 8-bit scalar-quantised vectors. Measured on
- * the Go 1.19 tree's 77,929 vectors (2 cores, 24 description queries): 5.6 ms per kNN against 14 ms for the IVF_FLAT
- * index it replaces (whose ~19 partitions were all probed: an exact scan), recall@10 1.000 and recall@100 0.98
- * against an exact search; built in 15 s against 1 s (efConstruction 120: LanceDB's default 300 took 28 s for the same
- * recall@10 at 4.5 ms). Rows added later are searched exactly until `optimize` adds them to the index.
- */
-export const ANN_INDEX_TYPE = 'IvfHnswSq';
-const annIndex = () => lancedb.Index.hnswSq({ distanceType: 'cosine', efConstruction: 120, m: 20 });
+/** Rows above which an ANN index (IVF_FLAT) is built; below it a flat scan is fast enough. */
+const ANN_MIN_ROWS = 20_000;
 
 export interface DenseHit {
   contentHash: string;
@@ -184,32 +174,18 @@ export class VectorStore {
       if (!rows) return;
       const indices = await this.table.listIndices();
       if (!indices.some((ix) => ix.columns.includes('content_hash'))) await this.table.createIndex('content_hash', { config: lancedb.Index.btree() });
-      // a table indexed by an earlier version (IVF_FLAT) gets the current kind once
-      if (rows >= ANN_MIN_ROWS && indices.find((ix) => ix.columns.includes('vector'))?.indexType !== ANN_INDEX_TYPE) {
-        // compacted first: compacting the embedder's many small fragments after the build rewrites the graph as well
-        // (77,929 vectors in 152 fragments: 0.4 s before against 12.7 s after)
-        await this.optimize();
-        await this.table.createIndex('vector', { config: annIndex(), replace: true });
+      if (rows >= ANN_MIN_ROWS && !indices.some((ix) => ix.columns.includes('vector'))) {
+        await this.table.createIndex('vector', { config: lancedb.Index.ivfFlat({ distanceType: 'cosine' }) });
       }
-      await this.optimize();
+      for (let attempt = 0; attempt < 3; attempt++) {
+        try {
+          await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+          break;
+        } catch (e) {
+          if (!/commit conflict/i.test(String(e)) || attempt === 2) throw e;
+        }
+      }
     });
-  }
-
-  /** Compacts fragments, adds new rows to the indexes and drops old versions (retried on a commit conflict). */
-  private async optimize(): Promise<void> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
-        return;
-      } catch (e) {
-        if (!/commit conflict/i.test(String(e)) || attempt === 2) throw e;
-      }
-    }
-  }
-
-  /** The kind of the table's vector index (LanceDB's name, e.g. `IvfHnswSq`), or null when it has none. */
-  async vectorIndexType(): Promise<string | null> {
-    return (await this.table.listIndices()).find((ix) => ix.columns.includes('vector'))?.indexType ?? null;
   }
 
   close(): void {
