@@ -9,6 +9,7 @@ import type { ParsedQuery } from '../ranking/query';
 import { declaresName, lastNameSegment } from '../types';
 import { FUNCTION_WORDS, partTokens, stemOf } from '../tokenize/codeTokenizer';
 import { isTestPath } from '../testPaths';
+import { contentStems } from '../tokenize/stemSets';
 
 const DOC_KINDS = new Set(['section', 'text']);
 
@@ -47,9 +48,11 @@ export function whyOf(c: Candidate, query: ParsedQuery, words: readonly string[]
   }
   if (!parts.length) {
     const wanted = contentWords(words);
-    const text = stemsOf(`${chunk.symbol}\n${chunk.doc}\n${chunk.content}\n${chunk.path}`);
+    // the body's stems are remembered by content hash (the scorer computed them already for most results)
+    const body = contentStems(chunk);
+    const text = stemsOf(`${chunk.symbol}\n${chunk.doc}\n${chunk.path}`);
     const name = stemsOf(`${chunk.symbol} ${chunk.path.split('/').pop() ?? ''}`);
-    const hit = wanted.filter((w) => text.has(stemOf(w)));
+    const hit = wanted.filter((w) => text.has(stemOf(w)) || body.has(stemOf(w)));
     if (hit.length && wanted.length) {
       const inName = hit.some((w) => name.has(stemOf(w)));
       const count = hit.length === wanted.length ? (wanted.length === 1 ? `matches "${hit[0]}"` : `matches all ${wanted.length} words`) : `matches ${hit.length} of ${wanted.length} words`;
