@@ -22,10 +22,12 @@ import { reader } from './columnarRows';
 /** A batch's columns, looked up once (Arrow's `getChildAt` builds a new vector on every call): name, value at a row. */
 type Columns = Array<[name: string, valueAt: (row: number) => unknown]>;
 
-/** Rows holding more text than this (bytes) keep their converted form (`convertedRows`). */
+/** Rows holding more text than this (bytes) are large: their converted forms have a budget of their own (`convertedRows`). */
 const LARGE_ROW_BYTES = 16_384;
-/** At most this much row text (bytes) has its converted form kept, per snapshot and conversion (about 2× in objects). */
+/** At most this much large-row text (bytes) has its converted form kept, per snapshot and conversion (about 2× in objects). */
 const MAX_CONVERTED_BYTES = 8 << 20;
+/** At most this much text of the other rows (bytes) has its converted form kept, the most recently read first. */
+export const MAX_CONVERTED_SMALL_BYTES = 4 << 20;
 
 /** Bytes of variable-width data (strings, lists of strings) per row of a batch, added to `into` from `start`. */
 function addRowBytes(rb: { numRows: number; schema: { fields: Array<{ name: string }> }; getChildAt(j: number): Vector | null }, into: number[], start: number): void {
@@ -68,8 +70,8 @@ export class TableSnapshot {
     private readonly rowBytes: Int32Array,
   ) {}
 
-  /** Converted large rows, per conversion function (see `convertedRows`). */
-  private readonly converted = new Map<(r: Record<string, unknown>) => unknown, { rows: Map<number, unknown>; bytes: number }>();
+  /** Converted rows, per conversion function: large ones, and the most recently read others (see `convertedRows`). */
+  private readonly converted = new Map<(r: Record<string, unknown>) => unknown, ConvertedCache<unknown>>();
 
   /** Reads the table's live version into memory (a handle of its own, checked out at that version). */
   static async load(db: lancedb.Connection, spec: SnapshotSpec): Promise<TableSnapshot> {
@@ -148,37 +150,41 @@ export class TableSnapshot {
   }
 
   /**
-   * `convert` of the rows at these positions. A large row's converted form is kept (up to MAX_CONVERTED_BYTES of them):
-   * a generated file's table of thousands of constants (Go's zerrors_*.go) is one chunk whose symbols and their
-   * ranges take 5–10 ms to decode and parse, and such chunks are candidates of many identifier searches. The snapshot
-   * never changes, so neither does a converted row; callers must not modify what they get.
+   * `convert` of the rows at these positions, with converted forms kept per conversion. A large row's is kept (up to
+   * MAX_CONVERTED_BYTES of them): a generated file's table of thousands of constants (Go's zerrors_*.go) is one chunk
+   * whose symbols and their ranges take 5–10 ms to decode and parse, and such chunks are candidates of many identifier
+   * searches. The others' are kept too, the most recently read up to MAX_CONVERTED_SMALL_BYTES of text: successive
+   * searches share most of their candidates (a query typed word by word, a question asked again in other words), and
+   * decoding ~200 candidates' rows was 3–4 ms of a warm description search at 96k chunks. The snapshot never changes,
+   * so neither does a converted row; callers must not modify what they get.
    */
   async convertedRows<T>(positions: readonly number[], convert: (r: Record<string, unknown>) => T): Promise<T[]> {
-    let cache = this.converted.get(convert) as { rows: Map<number, T>; bytes: number } | undefined;
-    if (!cache) this.converted.set(convert, (cache = { rows: new Map(), bytes: 0 }));
-    const kept = cache.rows;
+    let cache = this.converted.get(convert) as ConvertedCache<T> | undefined;
+    if (!cache) this.converted.set(convert, (cache = { large: new Map(), largeBytes: 0, small: new Map(), smallBytes: 0 }));
     const out = new Array<T>(positions.length);
     const missing: number[] = [];
     positions.forEach((p, i) => {
-      const k = kept.get(p);
-      if (k !== undefined) out[i] = k;
-      else missing.push(i);
+      const large = cache!.large.get(p);
+      if (large !== undefined) {
+        out[i] = large;
+        return;
+      }
+      const small = cache!.small.get(p);
+      if (small === undefined) {
+        missing.push(i);
+        return;
+      }
+      out[i] = small.value;
+      // most recently read last: eviction takes the oldest first
+      cache!.small.delete(p);
+      cache!.small.set(p, small);
     });
     if (missing.length) {
       const rows = await this.rows(missing.map((i) => positions[i]!));
       missing.forEach((i, j) => {
         const t = convert(rows[j]!);
         out[i] = t;
-        const p = positions[i]!;
-        const bytes = this.rowBytes[p]!;
-        if (bytes > LARGE_ROW_BYTES && bytes <= MAX_CONVERTED_BYTES) {
-          if (cache!.bytes + bytes > MAX_CONVERTED_BYTES) {
-            kept.clear();
-            cache!.bytes = 0;
-          }
-          kept.set(p, t);
-          cache!.bytes += bytes;
-        }
+        keepConverted(cache!, positions[i]!, this.rowBytes[positions[i]!]!, t);
       });
     }
     return out;
@@ -303,5 +309,35 @@ export class SnapshotSlot {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.drop();
+  }
+}
+
+/** Converted rows of one conversion: large rows (by position) and the most recently read others, with their text bytes. */
+export interface ConvertedCache<T> {
+  large: Map<number, T>;
+  largeBytes: number;
+  small: Map<number, { value: T; bytes: number }>;
+  smallBytes: number;
+}
+
+/** Keeps a converted row within its budget: large rows start over when full, the others drop the oldest first. */
+export function keepConverted<T>(cache: ConvertedCache<T>, position: number, bytes: number, value: T): void {
+  if (bytes > LARGE_ROW_BYTES) {
+    if (bytes > MAX_CONVERTED_BYTES) return;
+    if (cache.largeBytes + bytes > MAX_CONVERTED_BYTES) {
+      cache.large.clear();
+      cache.largeBytes = 0;
+    }
+    cache.large.set(position, value);
+    cache.largeBytes += bytes;
+    return;
+  }
+  if (cache.small.has(position)) return;
+  cache.small.set(position, { value, bytes });
+  cache.smallBytes += bytes;
+  for (const [oldest, entry] of cache.small) {
+    if (cache.smallBytes <= MAX_CONVERTED_SMALL_BYTES) break;
+    cache.small.delete(oldest);
+    cache.smallBytes -= entry.bytes;
   }
 }
