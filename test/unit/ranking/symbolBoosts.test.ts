@@ -164,3 +164,21 @@ describe('test demotion stage', () => {
     }
   });
 });
+
+describe('symbol boosts: a protocol kind named in words', () => {
+  it('an interface asked for in words ("the interface a new embedding provider must implement") ×2 when every word of its name is in the query', () => {
+    const iface = chunk({ kind: 'interface', name: 'EmbeddingProvider', content: 'export interface EmbeddingProvider {\n  embedQuery(text: string): Promise<Float32Array>;\n}' });
+    const impl = chunk({ kind: 'class', name: 'VoyageEmbeddingProvider', conformances: ['EmbeddingProvider'], content: 'class VoyageEmbeddingProvider implements EmbeddingProvider {}' });
+    const other = chunk({ kind: 'interface', name: 'RerankResult', content: 'export interface RerankResult { index: number }' });
+    const cands = [candidate(impl, 4), candidate(iface, 3), candidate(other, 2)];
+    symbolBoostStage.apply(stageContext('interface a new embedding provider must implement'), cands);
+    assert.equal(cands[1].score, 6, cands[1].explanation.join('\n'));
+    assert.match(cands[1].explanation.join('\n'), /the query names this interface in words: "interface" and every word of EmbeddingProvider/);
+    assert.equal(cands[0].score, 4, 'a class is not what was asked for');
+    assert.equal(cands[2].score, 2, 'an interface whose name the query does not spell');
+    // without the kind word, nothing
+    const plain = [candidate(iface, 3)];
+    symbolBoostStage.apply(stageContext('a new embedding provider'), plain);
+    assert.equal(plain[0].score, 3);
+  });
+});

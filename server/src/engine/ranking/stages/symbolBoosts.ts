@@ -5,6 +5,9 @@
  *   common terms get none and keep plain BM25;
  * - type declaration ×1.5: the chunk declares a type named by the query (bare identifier, "what is X");
  * - protocol kind ×1.3: the query targets a protocol ("X protocol", "interface X") and the chunk is one;
+ * - a protocol named in words ×2.0 (the exact-symbol factor: the name, typed as words): a natural-language query that
+ *   asks for an interface, protocol or trait ("the interface a new embedding provider must implement") and spells
+ *   every word of this interface's name (EmbeddingProvider);
  * - conformance match ×1.5: a query identifier is among the chunk's conformances;
  * - conformance implementation ×3.0 (instead of the match boost): for "what implements X", a type declaration
  *   (class, struct, enum, protocol, ...) conforming to X; an extension or impl block that adds the conformance
@@ -13,6 +16,7 @@
  */
 import type { Candidate, Stage, StageContext } from '../candidate';
 import { TYPE_DECLARATION_KINDS } from '../../types';
+import { partTokens, stemOf } from '../../tokenize/codeTokenizer';
 
 import { PROTOCOL_KINDS } from './implementsPartition';
 
@@ -51,15 +55,27 @@ function namesType(names: readonly string[], typeName: string): boolean {
   return names.some((n) => n === typeName || (n === n.toLowerCase() && n === typeName.toLowerCase()));
 }
 
+/** A query that asks for an interface, protocol or trait in words. */
+const PROTOCOL_WORD = /\b(interface|protocol|trait)s?\b/i;
+
+/** Every part of the name (`EmbeddingProvider` → embedding, provider) is among the query's words (stemmed). */
+function namedInWords(name: string, queryParts: ReadonlySet<string>): boolean {
+  const parts = partTokens(name).filter((p) => p.length > 1);
+  return parts.length > 0 && parts.every((p) => queryParts.has(stemOf(p)));
+}
+
 export const symbolBoostStage: Stage = {
   name: 'symbol-boosts',
   apply(ctx, candidates) {
     const b = ctx.ranking.boosts;
     const names = queryNames(ctx);
-    if (!names.length) return candidates;
+    const target = ctx.query.target;
+    // "the interface a new embedding provider must implement": a protocol kind asked for in words, with its name
+    const wordsNameProtocol = !target && ctx.query.form === 'natural' ? PROTOCOL_WORD.exec(ctx.query.text)?.[1]?.toLowerCase() : undefined;
+    if (!names.length && !wordsNameProtocol) return candidates;
+    const queryParts = wordsNameProtocol ? new Set(partTokens(ctx.query.text).map(stemOf)) : new Set<string>();
     const lower = names.map((n) => n.toLowerCase());
     const rare = new Map(lower.map((n) => [n, ctx.stats.identifierFrequency(n)]));
-    const target = ctx.query.target;
     const typeQuery = ctx.query.form === 'identifier' || target?.relation === 'definition' || target?.relation === 'implementations' || target?.relation === 'protocol';
     const implementsTarget = target?.relation === 'implementations' ? lastSegment(target.name).toLowerCase() : undefined;
     for (const c of candidates) {
@@ -86,6 +102,8 @@ export const symbolBoostStage: Stage = {
       }
       if (target?.relation === 'protocol' && PROTOCOL_KINDS.has(chunk.kind) && lastSegment(target.name).toLowerCase() === chunk.name.toLowerCase()) {
         boost(c, b.protocolKind, `${chunk.kind} definition for a protocol query`);
+      } else if (wordsNameProtocol && PROTOCOL_KINDS.has(chunk.kind) && namedInWords(chunk.name, queryParts)) {
+        boost(c, b.exactSymbol, `the query names this ${chunk.kind} in words: "${wordsNameProtocol}" and every word of ${chunk.name}`);
       }
       const conf = chunk.conformances.map((x) => x.toLowerCase());
       const implementsQuery = target?.relation === 'implementations';
