@@ -9,7 +9,7 @@ import type { ParsedQuery } from '../ranking/query';
 import { declaresName, lastNameSegment } from '../types';
 import { FUNCTION_WORDS, partTokens, stemOf } from '../tokenize/codeTokenizer';
 import { isTestPath } from '../testPaths';
-import { contentStems } from '../tokenize/stemSets';
+import { contentStems, stemSet } from '../tokenize/stemSets';
 
 const DOC_KINDS = new Set(['section', 'text']);
 
@@ -18,11 +18,6 @@ function contentWords(words: readonly string[]): string[] {
   const all = [...new Set(partTokens(words.join(' ')).filter((w) => w.length > 1))];
   const content = all.filter((w) => !FUNCTION_WORDS.has(w));
   return content.length ? content : all;
-}
-
-/** The stems of a text's words and identifier parts (`parseConfigFiles` → parse, config, file). */
-function stemsOf(text: string): Set<string> {
-  return new Set(partTokens(text).map(stemOf));
 }
 
 export function whyOf(c: Candidate, query: ParsedQuery, words: readonly string[], matchedSymbol?: string): string {
@@ -50,8 +45,8 @@ export function whyOf(c: Candidate, query: ParsedQuery, words: readonly string[]
     const wanted = contentWords(words);
     // the body's stems are remembered by content hash (the scorer computed them already for most results)
     const body = contentStems(chunk);
-    const text = stemsOf(`${chunk.symbol}\n${chunk.doc}\n${chunk.path}`);
-    const name = stemsOf(`${chunk.symbol} ${chunk.path.split('/').pop() ?? ''}`);
+    const text = stemSet(`${chunk.symbol}\n${chunk.doc}\n${chunk.path}`);
+    const name = stemSet(`${chunk.symbol} ${chunk.path.split('/').pop() ?? ''}`);
     const hit = wanted.filter((w) => text.has(stemOf(w)) || body.has(stemOf(w)));
     if (hit.length && wanted.length) {
       const inName = hit.some((w) => name.has(stemOf(w)));

@@ -17,6 +17,7 @@
 import type { Candidate, Stage, StageContext } from '../candidate';
 import { TYPE_DECLARATION_KINDS } from '../../types';
 import { partTokens, stemOf } from '../../tokenize/codeTokenizer';
+import { stemSet } from '../../tokenize/stemSets';
 
 import { PROTOCOL_KINDS } from './implementsPartition';
 
@@ -73,7 +74,7 @@ export const symbolBoostStage: Stage = {
     // "the interface a new embedding provider must implement": a protocol kind asked for in words, with its name
     const wordsNameProtocol = !target && ctx.query.form === 'natural' ? PROTOCOL_WORD.exec(ctx.query.text)?.[1]?.toLowerCase() : undefined;
     if (!names.length && !wordsNameProtocol) return candidates;
-    const queryParts = wordsNameProtocol ? new Set(partTokens(ctx.query.text).map(stemOf)) : new Set<string>();
+    const queryParts = wordsNameProtocol ? stemSet(ctx.query.text) : new Set<string>();
     const lower = names.map((n) => n.toLowerCase());
     const rare = new Map(lower.map((n) => [n, ctx.stats.identifierFrequency(n)]));
     const typeQuery = ctx.query.form === 'identifier' || target?.relation === 'definition' || target?.relation === 'implementations' || target?.relation === 'protocol';

@@ -9,9 +9,7 @@
 import type { Candidate } from '../../../ranking/candidate';
 import type { ParsedQuery } from '../../../ranking/query';
 import { FUNCTION_WORDS, stemOf, stemTokens, words } from '../../../tokenize/codeTokenizer';
-import { contentStems as bodyStemsOf, stemSet } from '../../../tokenize/stemSets';
-
-export { stemSet };
+import { contentStems, stemSet } from '../../../tokenize/stemSets';
 import { isTestPath } from '../../../testPaths';
 import { dot } from '../../vector';
 
@@ -104,7 +102,7 @@ export function rerankFeatures(query: ParsedQuery, candidates: readonly Candidat
     const signature = chunk ? chunk.signature || chunk.content.split('\n', 1)[0]! : '';
     const nameStems = stemSet(nameText);
     const pathStems = stemSet(c.path);
-    const bodyStems = chunk ? bodyStemsOf(chunk) : new Set<string>();
+    const bodyStems = chunk ? contentStems(chunk) : new Set<string>();
     put(coverage(wanted, nameStems));
     put(coverage(wanted, stemSet(signature)));
     put(coverage(wanted, bodyStems));
