@@ -9,9 +9,9 @@
  * which fetches it on first use), copied into a temporary folder and committed once to git, so that every run
  * indexes cold.
  *
- * Server: `node --liftoff-only --max-semi-space-size=4 dist/cli.js lsp --stdio` (the client's command line —
- * `--semi-space MB` another young generation size, 0 none — and `MALLOC_ARENA_MAX=2`, as the client's environment;
- * `npm run build` first) over
+ * Server: `node <flags> dist/cli.js lsp --stdio` with the flags and environment the VS Code client uses
+ * (server/src/lsp/serverProcess.ts; `--semi-space MB` another young generation size, 0 none; `--node-flags` adds
+ * flags; `npm run build` first) over
  * stdio with vscode-jsonrpc, `initializationOptions` as the client sends them with default settings (`default`:
  * embedding and rerank provider `auto`, MCP over HTTP on) or with `quarry.embedding.provider: none` (`no-embeddings`).
  * The bench waits for `codeSearch/statusChanged` to say `ready` after the first index (lexical and dense phases), then
@@ -33,6 +33,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
+import { SERVER_NODE_FLAGS, serverEnvironment } from '../server/src/lsp/serverProcess';
 
 const REPO = resolve(__dirname, '..');
 const GO119_SRC = join(REPO, 'bench', '.cache', 'scale', 'golang-1.19-src', 'usr', 'share', 'go-1.19', 'src');
@@ -45,12 +46,16 @@ interface Args {
   breakdown: boolean;
   /** Write a V8 heap snapshot of the steady state (after the queries) into this folder. */
   heapSnapshot?: string;
+  /** More node flags for the server (`--node-flags "--a --b"`), after the client's. */
+  nodeFlags: string[];
+  /** Print the steady state's resident memory by mapping (`/proc/<pid>/smaps`) and thread count on stderr. */
+  smaps: boolean;
   /** `--max-semi-space-size` on the server's command line, as the client passes it (`--semi-space 0`: none). */
   semiSpace: number;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { files: 1000, queries: 50, configs: ['default', 'no-embeddings'], server: join(REPO, 'dist', 'cli.js'), breakdown: true, semiSpace: 4 };
+  const a: Args = { files: 1000, queries: 50, configs: ['default', 'no-embeddings'], server: join(REPO, 'dist', 'cli.js'), breakdown: true, smaps: false, semiSpace: 4, nodeFlags: [] };
   for (let i = 0; i < argv.length; i++) {
     const v = () => {
       const x = argv[++i];
@@ -65,14 +70,60 @@ function parseArgs(argv: string[]): Args {
       a.configs = c === 'both' ? ['default', 'no-embeddings'] : c === 'default' || c === 'no-embeddings' ? [c] : (() => { throw new Error(`--config ${c}: default, no-embeddings or both`); })();
     } else if (arg === '--server') a.server = resolve(v());
     else if (arg === '--no-breakdown') a.breakdown = false;
+    else if (arg === '--smaps') a.smaps = true;
+    else if (arg === '--node-flags') a.nodeFlags = v().split(/\s+/).filter(Boolean);
     else if (arg === '--heap-snapshot') a.heapSnapshot = resolve(v());
     else if (arg === '--semi-space') a.semiSpace = Math.max(0, Math.floor(Number(v())));
     else if (arg === '--help' || arg === '-h') {
-      console.log('npm run bench:ls-rss [-- --files N] [--queries N] [--config default|no-embeddings|both] [--server PATH] [--no-breakdown] [--heap-snapshot DIR] [--semi-space MB]');
+      console.log('npm run bench:ls-rss [-- --files N] [--queries N] [--config default|no-embeddings|both] [--server PATH] [--no-breakdown] [--smaps] [--heap-snapshot DIR] [--semi-space MB] [--node-flags FLAGS]');
       process.exit(0);
     } else throw new Error(`unknown argument ${arg}`);
   }
   return a;
+}
+
+/**
+ * Resident memory of a process by mapping, largest first: file-backed mappings by path, anonymous ones by size class
+ * (V8's heap pages, thread stacks and malloc arenas show as many same-sized regions), plus the thread count.
+ */
+function smapsSummary(pid: number): string {
+  const text = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  const byKey = new Map<string, { rss: number; n: number }>();
+  let key = '';
+  let region = '';
+  const regions: Array<{ region: string; rss: number }> = [];
+  for (const line of text.split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const size = (parseInt(head[2], 16) - parseInt(head[1], 16)) / 1024;
+      const path = head[3].trim();
+      key = path && !path.startsWith('[anon') ? path : `[anon ${size >= 65536 ? '>=64MB' : size >= 8192 ? '8-64MB' : size >= 1024 ? '1-8MB' : '<1MB'}]`;
+      region = `${(size / 1024).toFixed(1)} MB ${line.split(' ')[1]} ${key}`;
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) {
+      const e = byKey.get(key) ?? { rss: 0, n: 0 };
+      e.rss += Number(rss[1]);
+      e.n++;
+      byKey.set(key, e);
+      regions.push({ region, rss: Number(rss[1]) });
+    }
+  }
+  const threads = readFileSync(`/proc/${pid}/status`, 'utf8').match(/Threads:\s+(\d+)/)?.[1];
+  const rows = [...byKey].sort((a, b) => b[1].rss - a[1].rss).filter(([, e]) => e.rss >= 1024);
+  const largest = regions.sort((a, b) => b.rss - a.rss).slice(0, 12);
+  return [
+    `  threads: ${threads}`,
+    ...rows.map(([k, e]) => `  ${(e.rss / 1024).toFixed(1).padStart(7)} MB  ${String(e.n).padStart(5)} maps  ${k}`),
+    '  largest resident regions (resident of size, permissions, kind):',
+    ...largest.map((r) => `  ${(r.rss / 1024).toFixed(1).padStart(7)} MB of ${r.region}`),
+  ].join('\n');
+}
+
+/** node's flags as the client passes them (lsp/serverProcess.ts), with `--semi-space` and `--node-flags` applied. */
+function serverFlags(args: Args): string[] {
+  return [...SERVER_NODE_FLAGS.filter((f) => !f.startsWith('--max-semi-space-size')), ...(args.semiSpace ? [`--max-semi-space-size=${args.semiSpace}`] : []), ...args.nodeFlags];
 }
 
 /** Every regular file under `dir`, relative, sorted by path (the same order as bench/scale.ts's `--files N`). */
@@ -167,11 +218,11 @@ async function runOne(config: 'default' | 'no-embeddings', args: Args, dir: stri
   writeFileSync(preload, PRELOAD);
   if (args.heapSnapshot) mkdirSync(args.heapSnapshot, { recursive: true });
   const snapArgs = args.heapSnapshot ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${args.heapSnapshot}`] : [];
-  const nodeArgs = ['--liftoff-only', ...(args.semiSpace ? [`--max-semi-space-size=${args.semiSpace}`] : []), ...snapArgs, ...(args.breakdown ? ['-r', preload] : []), args.server, ...(args.server.endsWith('cli.js') ? ['lsp'] : []), '--stdio'];
+  const nodeArgs = [...serverFlags(args), ...snapArgs, ...(args.breakdown ? ['-r', preload] : []), args.server, ...(args.server.endsWith('cli.js') ? ['lsp'] : []), '--stdio'];
   const child = spawn(process.execPath, nodeArgs, {
     cwd: ws,
-    // MALLOC_ARENA_MAX as the client sets it (client/src/client.ts) unless this environment says otherwise
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', LANCEDB_LOG: 'error', QUARRY_CONFIG_HOME: join(dir, 'no-user-config'), MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
+    // the environment the client adds (lsp/serverProcess.ts), unless this one sets those variables otherwise
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', QUARRY_CONFIG_HOME: join(dir, 'no-user-config'), ...serverEnvironment(process.env) },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const pid = child.pid!;
@@ -252,6 +303,7 @@ async function runOne(config: 'default' | 'no-embeddings', args: Args, dir: stri
   }
   await new Promise((r) => setTimeout(r, 3000));
   const steady = procStatus(pid);
+  if (args.smaps) console.error(`[ls-rss] ${config}: steady mappings\n${smapsSummary(pid)}`);
   const status = (await conn.sendRequest('codeSearch/status', {})) as { folders: Array<{ status: { files: number; chunks: number } | null }> };
   await new Promise((r) => setTimeout(r, 1100));
   const mem = lastMem;
@@ -317,7 +369,7 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const sizeOf = (p: string) => (existsSync(p) ? statSync(p).size : 0);
-  console.log(`\nLanguage server RSS (\`node --liftoff-only${args.semiSpace ? ` --max-semi-space-size=${args.semiSpace}` : ''} ${relative(REPO, args.server)}${args.server.endsWith('cli.js') ? ' lsp' : ''} --stdio\`, Node ${process.version}, ${cpus().length} cores, load ${loadavg()[0].toFixed(1)}; server bundle ${(sizeOf(args.server) / 1e6).toFixed(1)} MB)\n`);
+  console.log(`\nLanguage server RSS (\`node ${serverFlags(args).join(' ')} ${relative(REPO, args.server)}${args.server.endsWith('cli.js') ? ' lsp' : ''} --stdio\`, Node ${process.version}, ${cpus().length} cores, load ${loadavg()[0].toFixed(1)}; server bundle ${(sizeOf(args.server) / 1e6).toFixed(1)} MB)\n`);
   console.log('| configuration | files / chunks | first index (wall) | peak RSS, first index (100 ms samples) | VmHWM | steady RSS after queries | of which anon / file-backed | V8 heap used / total | external (array buffers) | query median |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {

@@ -17,6 +17,11 @@ const common = {
   sourcemap: true,
   external,
   logLevel: 'warning',
+  // Whitespace and syntax minified, names kept (stack traces still name functions; dist/*.map maps positions back).
+  // Issue 19: the language server holds its bundle's source in the V8 heap, and an unminified bundle whose comments
+  // and bundled locale messages hold characters beyond Latin-1 is stored two bytes per character: 5.2 MB, now 1.8 MB.
+  minifyWhitespace: process.env.QUARRY_BUILD_MINIFY !== '0',
+  minifySyntax: process.env.QUARRY_BUILD_MINIFY !== '0',
 };
 
 // The CLI loads its heavy doors (language server, MCP) only when those commands run: they are bundles of their

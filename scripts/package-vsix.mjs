@@ -6,8 +6,8 @@
 // those without its package fails with a message naming the npm command that adds it (server/src/engine/embedding/
 // registry.ts). --with-optional keeps them (a .vsix of 200+ MB). Also left out: every package dist/ has bundled already
 // (only what scripts/build.mjs keeps external goes in, with its dependencies), source maps, TypeScript files and type
-// packages under node_modules, tree-sitter grammars Quarry has no language for, gpt-tokenizer's ESM/UMD copies,
-// sources and other encodings (the CommonJS o200k encoding is what runs), web-tree-sitter's debug build. LanceDB's
+// packages under node_modules, tree-sitter grammars Quarry has no language for, gpt-tokenizer's code and other tables
+// (only its o200k_base rank table is read), web-tree-sitter's debug build. LanceDB's
 // Linux library goes in stripped of its symbol table (--no-strip keeps it whole) and brotli-compressed (below).
 //
 // LanceDB's native library is most of the package, and deflate (a .vsix is a zip) shrinks it poorly: 168 -> 69 MB,
@@ -178,10 +178,11 @@ if (grammars.size && existsSync(wasmDir)) {
     if (g && !grammars.has(g)) leaveOut.add(`node_modules/tree-sitter-wasms/out/${f}`);
   }
 }
-// gpt-tokenizer: the server requires gpt-tokenizer/encoding/o200k_base (CommonJS), which loads only the o200k ranks;
-// the ESM and UMD builds, the sources, the other encodings' ranks, the model-specific entry points and test fixtures stay out.
-for (const d of ['esm', 'dist', 'src', 'data', 'cjs/model', 'cjs/fixtures', ...['cl100k_base', 'p50k_base', 'r50k_base'].map((e) => `cjs/bpeRanks/${e}.js`)]) {
-  if (existsSync(join(NM, 'gpt-tokenizer', d))) leaveOut.add(`node_modules/gpt-tokenizer/${d}`);
+// gpt-tokenizer: the server reads only its o200k_base rank table (data/o200k_base.tiktoken, server/src/engine/tokenize/
+// tokenCount.ts); its code (CommonJS, ESM and UMD builds, sources), the other encodings' tables and test plans stay out.
+for (const d of ['esm', 'dist', 'src', 'cjs']) if (existsSync(join(NM, 'gpt-tokenizer', d))) leaveOut.add(`node_modules/gpt-tokenizer/${d}`);
+if (existsSync(join(NM, 'gpt-tokenizer', 'data'))) {
+  for (const f of readdirSync(join(NM, 'gpt-tokenizer', 'data'))) if (f !== 'o200k_base.tiktoken') leaveOut.add(`node_modules/gpt-tokenizer/data/${f}`);
 }
 // web-tree-sitter: the server loads its CommonJS build and tree-sitter.wasm beside it (server/src/engine/chunking/
 // parser.ts); the debug build and the C and TypeScript sources stay out.

@@ -23,6 +23,7 @@ import {
   StatusChangedParams,
   StatusResult,
 } from '../../server/src/lsp/protocol';
+import { SERVER_NODE_FLAGS, serverEnvironment } from '../../server/src/lsp/serverProcess';
 import { initializationOptions } from './settings';
 import { createServer } from 'node:net';
 
@@ -87,17 +88,10 @@ export class QuarryClient implements vscode.Disposable {
     const cli = join(this.context.extensionPath, 'dist', 'cli.js');
     const run = {
       command: process.execPath,
-      // --liftoff-only: on Node 24 (code-server 4.139's runtime) V8's optimizing WASM compiler aborts the process
-      // ("Fatal process out of memory: Zone") on the tree-sitter grammars, even for lexical-only indexing. Liftoff
-      // alone was measured no slower for indexing (Node 20: 12.4 s vs 10.9 s on the same corpus).
-      // --max-semi-space-size=4: V8's young generation at 4 MB per semi-space instead of 16 (the worker threads get the
-      // same from server/src/startup/heapPolicy.ts; the main thread's must be on the command line): issue 19,
-      // BENCHMARKS.md "Language server memory".
-      args: ['--liftoff-only', '--max-semi-space-size=4', cli, 'lsp', '--stdio'],
+      // node's flags and environment for the server (memory and the Node 24 WASM crash): lsp/serverProcess.ts
+      args: [...SERVER_NODE_FLAGS, cli, 'lsp', '--stdio'],
       transport: TransportKind.stdio,
-      // MALLOC_ARENA_MAX=2: glibc's allocator otherwise keeps an arena per thread (LanceDB's runtime, the chunking
-      // worker), and their freed memory stays resident: about 60 MB less at the peak of an index (BENCHMARKS.md).
-      options: { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', LANCEDB_LOG: process.env.LANCEDB_LOG ?? 'error', MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' } },
+      options: { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', ...serverEnvironment(process.env) } },
     };
     const serverOptions: ServerOptions = { run, debug: run };
     const watcher = vscode.workspace.createFileSystemWatcher('**/*');

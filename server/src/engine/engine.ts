@@ -121,6 +121,7 @@ export interface AccessRef {
 }
 
 import { EngineError } from './engineError';
+import { releaseIndexingMemos, RELEASE_AFTER_CHUNKS } from './indexingMemos';
 
 export { EngineError };
 
@@ -225,6 +226,8 @@ export class Engine {
       this.indexTotals.chunks += summary.chunksCreated;
       this.indexTotals.errors += summary.errors.length;
       if (!options.paths) this.indexTotals.lastDurationSeconds = Math.round(summary.durationMs / 100) / 10;
+      // what a large run taught the tokenizer and the code model per word is not what searches need (indexingMemos.ts)
+      if (summary.chunksCreated + (summary.embedding?.embedded ?? 0) >= RELEASE_AFTER_CHUNKS) releaseIndexingMemos();
       return summary;
     } catch (e) {
       this.indexing = { ...this.indexing, state: 'error', lastError: (e as Error).message, currentFile: null };

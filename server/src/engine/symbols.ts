@@ -87,7 +87,7 @@ export function matchSymbols(entries: readonly SymbolEntry[], query: string, lim
     }
     if (match) hits.push({ ...e, match, score: RANK[match] + within });
   }
-  hits.sort((a, b) => b.score - a.score || a.name.length - b.name.length || a.path.localeCompare(b.path) || a.startLine - b.startLine);
+  hits.sort((a, b) => b.score - a.score || a.name.length - b.name.length || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.startLine - b.startLine);
   // the parts of a declaration split over the hard maximum share its name: one symbol
   const seen = new Set<string>();
   const out: SymbolHit[] = [];

@@ -7,12 +7,16 @@ import { StaticEmbeddingProvider, STATIC_MODEL_FORMAT } from '../../../server/sr
 import { featuresOf } from '../../../server/src/engine/embedding/static/features';
 import { createHash } from 'node:crypto';
 import { ProviderUnavailableError } from '../../../server/src/engine/embedding/types';
+import type { ModelTable } from '../../../server/src/engine/embedding/static/table';
+import { releaseIndexingMemos } from '../../../server/src/engine/indexingMemos';
 
 const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
 /** The model's vector as its definition states it: the weighted rows summed one element at a time, L2-normalised. */
 function plainVector(model: StaticEmbeddingProvider, text: string): Float32Array {
-  const { table, scales, spec } = (model as unknown as { weights(): { table: Int8Array; scales: Float32Array; spec: Parameters<typeof featuresOf>[1] } }).weights();
+  const { scales, spec } = (model as unknown as { weights(): { scales: Float32Array; spec: Parameters<typeof featuresOf>[1] } }).weights();
+  const file = readFileSync(join(model.dir, model.meta.files.table.path));
+  const table = new Int8Array(file.buffer, file.byteOffset, file.length);
   const { rows, weights } = featuresOf(text, spec);
   const v = new Float32Array(model.dims);
   rows.forEach((r, k) => {
@@ -75,6 +79,23 @@ describe('static code model (models/quarry-code)', () => {
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
+  });
+
+  it('embeds the same vectors from the resident table (indexing) and from rows read from the file (searches)', async () => {
+    releaseIndexingMemos();
+    const table = (model as unknown as { weights(): { table: ModelTable } }).weights().table;
+    assert.equal(table.residentTable, undefined, 'released: rows are read from the file');
+    const paged = SAMPLES.map((t) => model.embed(t));
+    assert.ok(table.size > 0 && table.size <= 4096, `${table.size} rows kept`);
+    for (const [i, text] of SAMPLES.entries()) assert.deepEqual(paged[i], plainVector(model, text));
+    // a batch as indexing sends them reads the whole table and keeps it until the memos are released
+    const batch = await model.embedDocuments(Array.from({ length: 40 }, (_, i) => SAMPLES[i % SAMPLES.length]!));
+    assert.ok(table.residentTable, 'resident after a large batch');
+    for (const [i, v] of batch.entries()) assert.deepEqual(v, paged[i % SAMPLES.length]);
+    releaseIndexingMemos();
+    assert.equal(table.residentTable, undefined);
+    assert.equal(table.size, 0);
+    assert.deepEqual(model.embed(SAMPLES[0]!), paged[0]);
   });
 
   it('puts a question nearer to the code that answers it than to unrelated code', async () => {

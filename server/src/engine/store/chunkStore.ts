@@ -353,7 +353,8 @@ export class ChunkStore {
   }
 
   /**
-   * Keeps read snapshots of `chunks` (without `content`) and `chunk_git` in memory (store/tableSnapshot.ts), so that
+   * Keeps read snapshots of `chunks` (its `content` spilled to a file beside the tables, read back per row) and
+   * `chunk_git` in memory (store/tableSnapshot.ts), so that
    * a search's hydration reads (getChunks, chunksByHashes, gitRowsOf) take microseconds instead of 25–30 ms each at
    * 100k chunks; while a snapshot is not of the table's live version, reads go to LanceDB as before. For long-running
    * processes (the language server, the MCP server): loading costs a scan of both tables (about a second at 100k chunks).
@@ -362,7 +363,7 @@ export class ChunkStore {
     const liveOf = (t: lancedb.Table) => () => t.version();
     const versions = (table: string) => join(this.dir, `${table}.lance`, '_versions');
     this.snapshots ??= {
-      chunks: new SnapshotSlot(this.db, { table: 'chunks', keys: ['id', 'content_hash'] }, liveOf(this.chunks), versions('chunks')),
+      chunks: new SnapshotSlot(this.db, { table: 'chunks', keys: ['id', 'content_hash'], spilled: ['content'], spillDir: join(dirname(this.dir), 'snapshots') }, liveOf(this.chunks), versions('chunks')),
       git: new SnapshotSlot(this.db, { table: 'chunk_git', keys: ['chunk_id'] }, liveOf(this.chunkGit), versions('chunk_git')),
     };
     await Promise.all([this.snapshots.chunks.enable(), this.snapshots.git.enable()]);

@@ -11,6 +11,7 @@
  *   helps natural-language queries, whole identifiers help identifier queries).
  */
 
+import { registerIndexingMemo } from '../indexingMemos';
 import { ownString } from './ownString';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -113,6 +114,7 @@ function packedWord(word: string): string {
 }
 
 const PARTS = new Map<string, string>();
+registerIndexingMemo(PARTS);
 /**
  * Words remembered before the memo starts over. Issue 21: 200,000 words held 84 MB of the indexing thread's heap on the
  * Go 1.19 tree when each had an object and two arrays (50,000 held 21 MB); the lexical documents of its 95k chunks took
@@ -257,6 +259,7 @@ export function stemOf(part: string): string {
 }
 
 const STEMS = new Map<string, string>();
+registerIndexingMemo(STEMS);
 
 /**
  * English function words. They are indexed like any word (seed 003: no stop-word removal, `get_the_user` must

@@ -1,48 +1,53 @@
 /**
- * Real token counting (OpenAI o200k_base BPE, shipped inside the gpt-tokenizer package; no download).
- * Used for chunk sizes (seed 002 FR-006/FR-039) and for response token budgets. The encoder's tables are
- * large, so they load on first use (a search that only reads stored counts never pays for them).
+ * Real token counting (OpenAI o200k_base BPE; the rank table is the `.tiktoken` file the gpt-tokenizer package ships,
+ * read into a compact table by bpeRanks.ts: no download, ~5 MB per thread that counts instead of the ~70 MB of the
+ * package's own encoder). Used for chunk sizes (seed 002 FR-006/FR-039) and for response token budgets. The table
+ * loads on first use (a search that only reads stored counts never pays for it).
+ *
+ * A text is cut by the o200k pre-tokenizer (`O200K_PATTERN`) into pieces, each counted by the byte-pair merge; no
+ * special token is recognised (source code may contain `<|endoftext|>`: it is counted as the plain text it is, never
+ * refused), so a text's count is the sum of its pieces' counts.
  *
  * Indexing counts the same code many times over (every line of a file for sizing, every unit's text, every chunk's
  * text) and code repeats its lines (`}`, `return nil`, `if err != nil {`): a text is cut at line starts where the
- * o200k pre-tokenizer always cuts too (see `isCut`), so its count is the sum of its segments' counts, and each
- * segment's count is remembered (bounded). The result is exactly the encoder's count of the whole text.
+ * pre-tokenizer always cuts too (see `isCut`), so its count is the sum of its segments' counts, and each segment's
+ * count is remembered (bounded). The result is exactly the encoder's count of the whole text.
  */
+import { readFileSync } from 'node:fs';
+import { BpeRanks } from './bpeRanks';
+import { registerIndexingMemo } from '../indexingMemos';
 import { ownString } from './ownString';
 
-type Counter = (text: string) => number;
-let counter: Counter | undefined;
-/** The encoder's pre-tokenizer pattern, when it is the one `isCut` was written for (else texts are counted whole). */
+let ranks: BpeRanks | undefined;
 let split: RegExp | undefined;
 
-function load(): Counter {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require('gpt-tokenizer/encoding/o200k_base') as { countTokens: (text: string, opts?: { disallowedSpecial?: Set<string> }) => number };
-  // Source code may contain special-token strings such as `<|endoftext|>` (ML code does): they are counted as the
-  // plain text they are, never refused (refusing made whole files fail to index). No special token is allowed
-  // either, so a text's count is the sum of its pre-tokenizer pieces' counts (what the counting below relies on).
-  const none = new Set<string>();
-  const count = (text: string) => mod.countTokens(text, { disallowedSpecial: none });
+/** Where the o200k_base rank table is (gpt-tokenizer's data folder). */
+export function o200kTablePath(): string {
+  return require.resolve('gpt-tokenizer/data/o200k_base.tiktoken');
+}
+
+function load(): BpeRanks {
+  let path = 'gpt-tokenizer/data/o200k_base.tiktoken';
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const re = (require('gpt-tokenizer/encodingParams/constants') as { O200K_TOKEN_SPLIT_REGEX?: RegExp }).O200K_TOKEN_SPLIT_REGEX;
-    if (re instanceof RegExp && re.source === O200K_PATTERN && re.flags === 'gu') split = new RegExp(re.source, re.flags);
-  } catch {
-    split = undefined;
+    path = o200kTablePath();
+    const table = BpeRanks.fromTiktoken(readFileSync(path, 'utf8'));
+    split = new RegExp(O200K_PATTERN, 'gu');
+    return table;
+  } catch (e) {
+    throw new Error(
+      `Counting tokens (chunk sizes, response budgets) needs the o200k_base rank table, which could not be read from ${path}: ` +
+        `${(e as Error).message}. Reinstall Quarry (npm ci, or the extension) so that the gpt-tokenizer package's data folder is present.`,
+    );
   }
-  return count;
 }
 
 /**
- * gpt-tokenizer's o200k pre-tokenizer pattern (encodingParams/constants.js), which `isCut` and `piecewise` were
- * written for. A package version with another pattern is still counted exactly, without them.
+ * The o200k pre-tokenizer pattern (tiktoken's, as gpt-tokenizer writes it in encodingParams/constants.js), which
+ * `isCut` was written for.
  */
-const O200K_PATTERN = String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
+export const O200K_PATTERN = String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
 
-/**
- * The encoder's count of a text as the sum of its pieces' counts (each piece's count remembered): what the encoder
- * does itself, without its per-piece cache bookkeeping.
- */
+/** A text's count as the sum of its pieces' counts (each piece's count remembered). */
 function piecewise(text: string): number {
   const re = split!;
   re.lastIndex = 0;
@@ -52,7 +57,7 @@ function piecewise(text: string): number {
     let n = PIECES.get(piece);
     if (n === undefined) {
       if (PIECES.size >= MAX_REMEMBERED) PIECES.clear();
-      PIECES.set(ownString(piece), (n = counter!(piece)));
+      PIECES.set(ownString(piece), (n = ranks!.countPiece(piece)));
     }
     total += n;
   }
@@ -60,16 +65,16 @@ function piecewise(text: string): number {
 }
 
 const PIECES = new Map<string, number>();
+registerIndexingMemo(PIECES);
 
-/** Whether the encoder's tables are loaded in this thread (they load on the first count: ~330 ms, ~76 MB resident). */
+/** Whether the rank table is loaded in this thread (it loads on the first count). */
 export function tokenTablesLoaded(): boolean {
-  return counter !== undefined;
+  return ranks !== undefined;
 }
 
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
-  counter ??= load();
-  if (!split) return text.length <= SHORT ? remembered(text) : counter(text);
+  ranks ??= load();
   if (text.length <= SHORT) return remembered(text);
   let total = 0;
   let from = 0;
@@ -91,7 +96,7 @@ function remembered(text: string): number {
   let n = COUNTS.get(text);
   if (n === undefined) {
     if (COUNTS.size >= MAX_REMEMBERED) COUNTS.clear();
-    COUNTS.set(ownString(text), (n = split ? piecewise(text) : counter!(text)));
+    COUNTS.set(ownString(text), (n = piecewise(text)));
   }
   return n;
 }
@@ -129,6 +134,7 @@ const SHORT = 160;
 const LONG = 1024;
 const MAX_REMEMBERED = 200_000;
 const COUNTS = new Map<string, number>();
+registerIndexingMemo(COUNTS);
 
 /**
  * A cheap estimate (about 3.5 characters per token for code) for hot loops that only need to know

@@ -7,12 +7,13 @@
  * 1 + ln(count), L2-normalised. Id: `static:quarry-code@<first 12 hex of the table's sha256>`.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddingProvider, ProviderHealth, ProviderUnavailableError } from '../types';
 import { LocalCallStats } from '../localStats';
 import { featuresOf, FeatureSpec } from '../static/features';
+import { ModelTable } from '../static/table';
 
 export const STATIC_MODEL_FORMAT = 'quarry-static-embedding/1';
 export const STATIC_MODEL_NAME = 'quarry-code';
@@ -50,7 +51,8 @@ export function looksLikeStaticModel(dir: string): boolean {
 }
 
 interface Arrays {
-  table: Int8Array;
+  /** Resident while indexing, read by rows otherwise (static/table.ts). */
+  table: ModelTable;
   scales: Float32Array;
   spec: FeatureSpec;
 }
@@ -78,31 +80,47 @@ function readMeta(dir: string): StaticModelMeta {
   return meta;
 }
 
-/** The table, scales and vocabulary, verified against model.json's sizes and sha256; read once per process. */
+/**
+ * The table (verified against model.json's size and sha256, read when needed: static/table.ts), the scales and the
+ * vocabulary; once per process.
+ */
 function loadArrays(dir: string, meta: StaticModelMeta): Arrays {
   const key = `${dir}\0${meta.files.table.sha256}\0${meta.files.scales.sha256}`;
   const cached = loaded.get(key);
   if (cached && sameSizes(dir, meta)) return cached;
-  const read = (f: ModelFile, bytes: number): Buffer => {
+  /** Checks the file's size and (unless a stamp says it was done) its sha256; the path. */
+  const verify = (f: ModelFile, bytes: number): string => {
     const p = join(dir, f.path);
     if (!existsSync(p)) throw failure(dir, `${f.path} is missing`);
-    const buf = readFileSync(p);
-    if (buf.length !== bytes) throw failure(dir, `${f.path} has ${buf.length} bytes, expected ${bytes} (truncated or from another model)`);
+    const size = statSync(p).size;
+    if (size !== bytes) throw failure(dir, `${f.path} has ${size} bytes, expected ${bytes} (truncated or from another model)`);
     const stamp = verifiedStamp(p, f.sha256);
-    if (stamp && existsSync(stamp)) return buf;
-    const sha = createHash('sha256').update(buf).digest('hex');
+    if (stamp && existsSync(stamp)) return p;
+    const sha = sha256OfFile(p);
     if (sha !== f.sha256) throw failure(dir, `${f.path} checksum ${sha.slice(0, 12)} differs from model.json's ${f.sha256.slice(0, 12)} (corrupted)`);
     if (stamp) markVerified(stamp);
-    return buf;
+    return p;
   };
-  const t = read(meta.files.table, meta.rows * meta.dims);
-  const s = read(meta.files.scales, meta.rows * 4);
-  const table = new Int8Array(t.buffer, t.byteOffset, t.length);
+  const table = new ModelTable(verify(meta.files.table, meta.rows * meta.dims), meta.rows, meta.dims);
+  const s = readFileSync(verify(meta.files.scales, meta.rows * 4));
   // An aligned copy (Buffer offsets need not be 4-aligned); the file is little-endian like every platform Node runs on.
   const scales = new Float32Array(s.buffer.slice(s.byteOffset, s.byteOffset + s.length));
   const arrays = { table, scales, spec: { vocab: new Map(meta.vocab.map((w, i) => [w, i])), buckets: meta.buckets, maxWords: meta.maxWords } };
   loaded.set(key, arrays);
   return arrays;
+}
+
+/** A file's sha256, read a megabyte at a time (the table is not held for it). */
+function sha256OfFile(path: string): string {
+  const hash = createHash('sha256');
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    for (let n = readSync(fd, buf, 0, buf.length, null); n > 0; n = readSync(fd, buf, 0, buf.length, null)) hash.update(buf.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex');
 }
 
 /**
@@ -135,6 +153,18 @@ function sameSizes(dir: string, meta: StaticModelMeta): boolean {
   } catch {
     return false;
   }
+}
+
+/** Batches of at least this many texts (indexing's) embed from the resident table. */
+const RESIDENT_BATCH = 32;
+
+/** Scales `v` to unit length in place (a zero vector stays zero). */
+function normalize(v: Float32Array): Float32Array {
+  let n = 0;
+  for (let j = 0; j < v.length; j++) n += v[j]! * v[j]!;
+  n = Math.sqrt(n);
+  if (n > 0) for (let j = 0; j < v.length; j++) v[j]! /= n;
+  return v;
 }
 
 export class StaticEmbeddingProvider implements EmbeddingProvider {
@@ -176,10 +206,21 @@ export class StaticEmbeddingProvider implements EmbeddingProvider {
 
   /** The vector of one text (synchronous; microseconds to a millisecond). */
   embed(text: string): Float32Array {
-    const { table, scales, spec } = this.weights();
+    const { table: model, scales, spec } = this.weights();
     const { rows, weights } = featuresOf(text, spec);
     const d = this.dims;
     const v = new Float32Array(d);
+    const table = model.residentTable;
+    if (!table) {
+      // a search's few texts: rows read from the file, summed in the same order (the same vector to the bit)
+      for (let k = 0; k < rows.length; k++) {
+        const r = rows[k]!;
+        const w = weights[k]! * scales[r]!;
+        const row = model.row(r);
+        for (let j = 0; j < d; j++) v[j]! += w * row[j]!;
+      }
+      return normalize(v);
+    }
     // eight lanes per step (V8 does not vectorise this loop; unrolled, it runs ~2.5x faster on the indexing path).
     // Each element still sums its rows in the same order, so the vector is bit-identical to the plain loop's.
     const lanes = d - (d % 8);
@@ -201,11 +242,7 @@ export class StaticEmbeddingProvider implements EmbeddingProvider {
       }
       for (; j < d; j++) v[j]! += w * table[base + j]!;
     }
-    let n = 0;
-    for (let j = 0; j < d; j++) n += v[j]! * v[j]!;
-    n = Math.sqrt(n);
-    if (n > 0) for (let j = 0; j < d; j++) v[j]! /= n;
-    return v;
+    return normalize(v);
   }
 
   async embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
@@ -214,6 +251,8 @@ export class StaticEmbeddingProvider implements EmbeddingProvider {
     this.stats.requests++;
     const out: Float32Array[] = [];
     try {
+      // indexing's batches read the whole table once; a search's few texts read rows
+      if (texts.length >= RESIDENT_BATCH) this.weights().table.resident();
       for (let i = 0; i < texts.length; i++) {
         // Yield every 64 texts (a few ms) so a long batch never holds up requests in the same process.
         if (i % 64 === 63) {

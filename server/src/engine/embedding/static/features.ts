@@ -13,6 +13,7 @@
  */
 import { splitIdentifier } from '../views';
 import { ownString } from '../../tokenize/ownString';
+import { registerIndexingMemo } from '../../indexingMemos';
 
 export interface FeatureSpec {
   /** Sub-word → row (rows 0..vocab.size-1). */
@@ -57,6 +58,7 @@ export function subwords(text: string, maxWords: number, visit: (word: string, j
 
 /** Memo of `splitIdentifier` (code repeats its identifiers; indexing splits every one of every chunk). Bounded. */
 const PARTS = new Map<string, string[]>();
+registerIndexingMemo(PARTS);
 
 function partsOf(identifier: string): string[] {
   let parts = PARTS.get(identifier);
@@ -80,7 +82,11 @@ const WORD_ROWS = new WeakMap<FeatureSpec, Map<string, readonly number[]>>();
 
 function wordRows(word: string, spec: FeatureSpec): readonly number[] {
   let memo = WORD_ROWS.get(spec);
-  if (!memo) WORD_ROWS.set(spec, (memo = new Map()));
+  if (!memo) {
+    memo = new Map();
+    WORD_ROWS.set(spec, memo);
+    registerIndexingMemo(memo);
+  }
   let rows = memo.get(word);
   if (rows) return rows;
   const out: number[] = [];
@@ -108,7 +114,11 @@ const STATES = new WeakMap<FeatureSpec, SpecState>();
 
 function stateOf(spec: FeatureSpec): SpecState {
   let st = STATES.get(spec);
-  if (!st) STATES.set(spec, (st = { identifiers: new Map(), counts: new Uint32Array(spec.vocab.size + spec.buckets) }));
+  if (!st) {
+    st = { identifiers: new Map(), counts: new Uint32Array(spec.vocab.size + spec.buckets) };
+    STATES.set(spec, st);
+    registerIndexingMemo(st.identifiers);
+  }
   return st;
 }
 

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { BpeRanks } from '../../../server/src/engine/tokenize/bpeRanks';
+import { O200K_PATTERN, o200kTablePath } from '../../../server/src/engine/tokenize/tokenCount';
+import { REPO_ROOT } from '../../support/workspace';
+
+// the oracle: gpt-tokenizer's own o200k encoder, over the same table
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const encoder = require('gpt-tokenizer/encoding/o200k_base') as { encode: (t: string, o?: { disallowedSpecial?: Set<string> }) => number[] };
+const reference = (piece: string) => encoder.encode(piece, { disallowedSpecial: new Set() }).length;
+
+describe('BPE rank table (bpeRanks.ts)', () => {
+  const table = BpeRanks.fromTiktoken(readFileSync(o200kTablePath(), 'utf8'));
+  const pieces = (text: string) => [...text.matchAll(new RegExp(O200K_PATTERN, 'gu'))].map((m) => m[0]);
+
+  it('reads every token of o200k_base and finds each by its bytes', () => {
+    assert.equal(table.size, 199_998);
+    const lines = readFileSync(o200kTablePath(), 'utf8').split('\n').filter(Boolean);
+    for (const line of [lines[0]!, lines[255]!, lines[1000]!, lines[123_456]!, lines.at(-1)!]) {
+      const [b64, rank] = line.split(' ');
+      const bytes = Buffer.from(b64!, 'base64');
+      assert.equal(table.rank(bytes, 0, bytes.length), Number(rank), line);
+    }
+    const none = Buffer.from('zzqxzzqxzzqxzzqx');
+    assert.equal(table.rank(none, 0, none.length), -1);
+  });
+
+  it('counts pieces exactly as the encoder does: code, prose, CJK, emoji, combining marks, lone surrogates, long runs', () => {
+    const samples = [
+      'hello world', 'getUserById', ' if err != nil {', '\t\t\t\t', ' '.repeat(300), 'x'.repeat(500), '0123456789',
+      'naïve café', 'Ünïcödé ŝtrïñg', '東京都の天気は晴れです', '한국어 텍스트', 'emoji 😀🎉👩‍👩‍👧 done', 'e\u0301\u0301\u0301',
+      'lone \ud800 surrogate', '\udfff', 'mixed_snake_CaseWithNumbers123', '==>>>=<<=!==', '/* comment */', "it's we'll they'RE",
+      'ab'.repeat(400), '\u200b\u200b', 'Ωμέγα', 'ﷺ', 'a\u0000b',
+    ];
+    for (const s of samples) for (const p of pieces(s)) assert.equal(table.countPiece(p), reference(p), JSON.stringify(p));
+  });
+
+  it('counts every piece of real source files exactly', () => {
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (statSync(p).size < 100_000) files.push(p);
+      }
+    };
+    walk(join(REPO_ROOT, 'test', 'fixtures', 'polyglot'));
+    walk(join(REPO_ROOT, 'server', 'src', 'engine', 'tokenize'));
+    const seen = new Set<string>();
+    for (const f of files) for (const p of pieces(readFileSync(f, 'utf8'))) seen.add(p);
+    assert.ok(seen.size > 2000, `${seen.size} distinct pieces`);
+    for (const p of seen) assert.equal(table.countPiece(p), reference(p), JSON.stringify(p));
+  });
+
+  it('refuses a file that is not a .tiktoken table, naming the line', () => {
+    assert.throws(() => BpeRanks.fromTiktoken(''), /no tokens/);
+    assert.throws(() => BpeRanks.fromTiktoken('IQ== 0\nnot-a-table\n'), /line 2/);
+    assert.throws(() => BpeRanks.fromTiktoken('IQ== zero\n'), /line 1/);
+    assert.throws(() => BpeRanks.fromTiktoken('I*Q== 0\n'), /line 1/);
+  });
+});
