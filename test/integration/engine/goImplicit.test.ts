@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Engine } from '../../../server/src/engine/engine';
+import { POOL_MIN_FILES } from '../../../server/src/engine/indexer/chunkPool';
 import type { CodeMatch } from '../../../server/src/engine/api/results';
 import { copyFixture, removeDir } from '../../support/workspace';
 import { RANKING_CONFIGURATIONS } from '../../support/configurations';
@@ -174,5 +175,26 @@ describe('Go implicit interfaces: incremental re-indexing', function () {
     assert.deepEqual(await readerImplementers(), ['FileSource', 'SizedReader'], 'MemorySource and CountingSource (promoted) lose Close');
     await engine.setBuffer('storage/methods.go', null);
     assert.deepEqual(await readerImplementers(), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
+  });
+});
+
+describe('Go implicit interfaces: a large run (chunking workers) derives the same rows', function () {
+  this.timeout(240_000);
+  it('with 400 more Go files the pass parses in the chunking worker and finds the same 13 conformances', async () => {
+    const root = copyFixture('go-implicit');
+    const engine = await Engine.open(root, { embedding: null, reranker: null });
+    try {
+      mkdirSync(join(root, 'gen'), { recursive: true });
+      // enough files for the run's chunking pool (POOL_MIN_FILES), and for the pass to offload (50 stale files)
+      for (let i = 0; i < POOL_MIN_FILES; i++) writeFileSync(join(root, 'gen', `g${i}.go`), `package gen\n\n// Value${i} is generated.\ntype Value${i} struct{ n int }\n\nfunc (v Value${i}) N() int { return v.n }\n`);
+      const summary = await engine.index();
+      assert.ok(summary.filesIndexed > POOL_MIN_FILES, `${summary.filesIndexed} files`);
+      assert.equal(summary.derivedConformances?.go?.rows, 13, JSON.stringify(summary.derivedConformances?.go));
+      assert.ok((summary.derivedConformances?.go?.filesRead ?? 0) > POOL_MIN_FILES);
+      assert.deepEqual(implementers((await engine.search('what implements Reader', { limit: 20 })).matches), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
+    } finally {
+      await engine.close();
+      removeDir(root);
+    }
   });
 });

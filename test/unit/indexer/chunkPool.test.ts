@@ -5,6 +5,7 @@ import { ChunkPool } from '../../../server/src/engine/indexer/chunkPool';
 import { prepareFile, type FileJob } from '../../../server/src/engine/indexer/fileWork';
 import { QuarryConfigSchema } from '../../../server/src/engine/config/schema';
 import { languageForPath } from '../../../server/src/engine/languages';
+import { goFactsOf } from '../../../server/src/engine/chunking/languages/go/refresh';
 import { REPO_ROOT } from '../../support/workspace';
 
 const ROOT = join(REPO_ROOT, 'test', 'fixtures', 'polyglot');
@@ -69,5 +70,36 @@ describe('chunk pool (indexing in worker threads)', function () {
     } finally {
       await pool.close();
     }
+  });
+});
+
+describe('chunk pool: a derived-conformance pass offloaded to a worker', function () {
+  this.timeout(120_000);
+
+  it('Go facts computed by a worker equal those computed in-process; a language without the pass is refused', async () => {
+    const root = join(REPO_ROOT, 'test', 'fixtures', 'go-implicit');
+    const config = QuarryConfigSchema.parse({});
+    const files = [];
+    for (const dir of ['codec', 'storage', 'stream']) {
+      for (const name of readdirSync(join(root, dir))) {
+        const path = `${dir}/${name}`;
+        const work = await prepareFile({ path, absPath: join(root, path), language: 'go', read: { maxFileSizeBytes: 1 << 20 }, chunking: config.chunking });
+        assert.equal(work.kind, 'chunks');
+        if (work.kind !== 'chunks') continue;
+        files.push({ path, chunks: work.chunks.map((c) => ({ id: c.id, path: c.path, kind: c.kind, symbol: c.symbol, name: c.name, startByte: c.startByte, content: c.content })) });
+      }
+    }
+    const here = await goFactsOf(files);
+    assert.ok(here.some((f) => f.methods.length > 0) && here.some((f) => f.types.some((t) => t.interface)), 'methods and interfaces');
+    const pool = ChunkPool.open(1)!;
+    try {
+      assert.deepEqual(await pool.derive('go', files), here);
+      assert.equal(await pool.derive('python', files), undefined, 'no pass for Python: the caller computes (nothing)');
+      // the worker still answers after a refused request
+      assert.deepEqual(await pool.derive('go', files.slice(0, 1)), here.slice(0, 1));
+    } finally {
+      await pool.close();
+    }
+    assert.equal(await pool.derive('go', files), undefined, 'a closed pool leaves the work to the caller');
   });
 });

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import type { DerivedFileChunks } from '../chunking/languages/types';
 import { prepareFile, type FileJob, type FileWork } from './fileWork';
 
 /** Runs with fewer files than this chunk in-process (starting a worker and its grammars costs about a second). */
@@ -19,9 +20,10 @@ interface Slot {
 }
 
 interface Pending {
-  job: FileJob;
+  /** The file job (redone in-process when the worker fails), or undefined for a derived-facts request. */
+  job?: FileJob;
   slot: Slot;
-  resolve: (work: FileWork) => void;
+  resolve: (reply: { work?: FileWork; facts?: unknown[] } | undefined) => void;
 }
 
 export class ChunkPool {
@@ -34,7 +36,7 @@ export class ChunkPool {
     for (let i = 0; i < count; i++) {
       const worker = entry.evalCode ? new Worker(entry.evalCode, { eval: true }) : new Worker(entry.file);
       const slot: Slot = { worker, inflight: 0 };
-      worker.on('message', (m: { id: number; work?: FileWork; failed?: string }) => this.settle(m.id, m.work));
+      worker.on('message', (m: { id: number; work?: FileWork; facts?: unknown[]; failed?: string }) => this.settle(m.id, m.failed === undefined ? m : undefined));
       // a worker that fails takes no more jobs; what it held is done in-process
       worker.on('error', () => this.retire(slot));
       worker.on('exit', () => this.retire(slot));
@@ -58,15 +60,28 @@ export class ChunkPool {
   }
 
   /** The file's work, from the least busy worker (in-process when none is left). */
-  run(job: FileJob): Promise<FileWork> {
-    if (this.closed || this.slots.length === 0) return prepareFile(job);
+  async run(job: FileJob): Promise<FileWork> {
+    const reply = await this.send({ job }, job);
+    return reply?.work ?? prepareFile(job);
+  }
+
+  /**
+   * A derived-conformance pass's facts of these files (`DerivedConformances.factsOf`), computed by the least busy
+   * worker; undefined when no worker could (the caller computes them itself).
+   */
+  async derive(language: string, files: DerivedFileChunks[]): Promise<unknown[] | undefined> {
+    return (await this.send({ derive: { language, files } }))?.facts;
+  }
+
+  private send(request: object, job?: FileJob): Promise<{ work?: FileWork; facts?: unknown[] } | undefined> {
+    if (this.closed || this.slots.length === 0) return Promise.resolve(undefined);
     const slot = this.slots.reduce((a, b) => (b.inflight < a.inflight ? b : a));
     const id = this.nextId++;
-    return new Promise<FileWork>((resolve) => {
+    return new Promise((resolve) => {
       this.pending.set(id, { job, slot, resolve });
       slot.inflight++;
       try {
-        slot.worker.postMessage({ id, job });
+        slot.worker.postMessage({ id, ...request });
       } catch {
         this.settle(id, undefined);
       }
@@ -79,18 +94,18 @@ export class ChunkPool {
     const slots = this.slots.splice(0);
     for (const [id, p] of [...this.pending]) {
       this.pending.delete(id);
-      p.resolve({ kind: 'error', error: { path: p.job.path, operation: 'read', message: 'the indexing run stopped before this file' } });
+      p.resolve(p.job ? { work: { kind: 'error', error: { path: p.job.path, operation: 'read', message: 'the indexing run stopped before this file' } } } : undefined);
     }
     await Promise.all(slots.map((s) => s.worker.terminate().catch(() => undefined)));
   }
 
-  private settle(id: number, work: FileWork | undefined): void {
+  /** Answers a request: the worker's reply, or undefined when it failed (a file job is then done in-process by `run`). */
+  private settle(id: number, reply: { work?: FileWork; facts?: unknown[] } | undefined): void {
     const p = this.pending.get(id);
     if (!p) return;
     this.pending.delete(id);
     p.slot.inflight--;
-    if (work) p.resolve(work);
-    else void prepareFile(p.job).then(p.resolve);
+    p.resolve(reply);
   }
 
   private retire(slot: Slot): void {

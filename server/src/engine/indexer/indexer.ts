@@ -274,34 +274,35 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
       next = i + batchSize < candidates.length ? prepare(candidates.slice(i + batchSize, i + 2 * batchSize)) : undefined;
       await commitBatch(candidates.slice(i, i + batchSize), (p) => records.get(p), current);
     }
+    // The pattern log may have grown while the run was going (an agent recording a pattern): read it once more.
+    if (!options.paths && !options.signal?.aborted) {
+      const seen = found.files.find((f) => isMemoryPath(f.path));
+      const now = await memoryFile(root);
+      if (now && (!seen || now.size !== seen.size || now.mtimeMs !== seen.mtimeMs)) {
+        const latest = (await store.fileRecords()).get(now.path);
+        await commitBatch([now], () => latest);
+      }
+    }
+
+    lap('finalize');
+    progress.phase = 'finalizing';
+    progress.currentFile = undefined;
+    report();
+    // Derived conformances (languages whose definitions have `derivedConformances`, e.g. Go: interfaces are satisfied
+    // implicitly): after a run that changed files of the language, or when an index that has files of the language has
+    // no derived rows yet (built before the pass existed). Also after an aborted run: what it committed stays.
+    for (const { id, derived } of derivedConformanceLanguages()) {
+      const hasFiles = found.files.some((f) => f.language === id) || [...records.values()].some((r) => r.language === id);
+      if (!touched.has(id) && !(hasFiles && (await store.countConformancesOfKinds(derived.kinds)) === 0)) continue;
+      try {
+        // a large run's pass parses in the chunking worker, which goes with the run (and its parser's memory with it)
+        (summary.derivedConformances ??= {})[id] = await derived.refresh(store, undefined, pool ? (files) => pool.derive(id, files) : undefined);
+      } catch (e) {
+        summary.warnings.push(`${derived.label} were not updated: ${(e as Error).message}`);
+      }
+    }
   } finally {
     await pool?.close();
-  }
-  // The pattern log may have grown while the run was going (an agent recording a pattern): read it once more.
-  if (!options.paths && !options.signal?.aborted) {
-    const seen = found.files.find((f) => isMemoryPath(f.path));
-    const now = await memoryFile(root);
-    if (now && (!seen || now.size !== seen.size || now.mtimeMs !== seen.mtimeMs)) {
-      const latest = (await store.fileRecords()).get(now.path);
-      await commitBatch([now], () => latest);
-    }
-  }
-
-  lap('finalize');
-  progress.phase = 'finalizing';
-  progress.currentFile = undefined;
-  report();
-  // Derived conformances (languages whose definitions have `derivedConformances`, e.g. Go: interfaces are satisfied
-  // implicitly): after a run that changed files of the language, or when an index that has files of the language has
-  // no derived rows yet (built before the pass existed). Also after an aborted run: what it committed stays.
-  for (const { id, derived } of derivedConformanceLanguages()) {
-    const hasFiles = found.files.some((f) => f.language === id) || [...records.values()].some((r) => r.language === id);
-    if (!touched.has(id) && !(hasFiles && (await store.countConformancesOfKinds(derived.kinds)) === 0)) continue;
-    try {
-      (summary.derivedConformances ??= {})[id] = await derived.refresh(store);
-    } catch (e) {
-      summary.warnings.push(`${derived.label} were not updated: ${(e as Error).message}`);
-    }
   }
   summary.skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   // a run over the whole workspace knows every skip: `quarry status --json` lists them (a per-file update does not)

@@ -651,16 +651,27 @@ export class ChunkStore {
   async symbolEntries(): Promise<Array<{ name: string; symbol: string; kind: string; container: string; path: string; startLine: number; endLine: number; nameRange: NameRange }>> {
     const out: Array<{ name: string; symbol: string; kind: string; container: string; path: string; startLine: number; endLine: number; nameRange: NameRange }> = [];
     const cols = ['name', 'symbol', 'kind', 'container', 'path', 'start_line', 'end_line', 'name_line', 'name_column', 'name_end_line', 'name_end_column', 'symbol_ranges'];
+    // the table is held for the session (the language server's Go to Symbol): one copy of each path, kind and
+    // container, not one per symbol
+    const seen = new Map<string, string>();
+    const shared = (v: unknown): string => {
+      const text = String(v);
+      const had = seen.get(text);
+      if (had !== undefined) return had;
+      seen.set(text, text);
+      return text;
+    };
     for await (const rb of this.chunks.query().select(cols).limit(Number.MAX_SAFE_INTEGER)) {
       const [n, s, k, c, p, a, b, nl, nc, nel, nec, sr] = cols.map((col) => rb.getChild(col)!);
       for (let i = 0; i < rb.numRows; i++) {
         const name = String(n.get(i));
         if (!name) continue;
-        out.push({ name, symbol: String(s.get(i)), kind: String(k.get(i)), container: String(c.get(i)), path: String(p.get(i)), startLine: Number(a.get(i)), endLine: Number(b.get(i)),
+        const path = shared(p.get(i));
+        out.push({ name, symbol: String(s.get(i)), kind: shared(k.get(i)), container: shared(c.get(i)), path, startLine: Number(a.get(i)), endLine: Number(b.get(i)),
           nameRange: { line: Number(nl.get(i)), column: Number(nc.get(i)), endLine: Number(nel.get(i)), endColumn: Number(nec.get(i)) } });
         // the further names a chunk declares (a Go var block's, a small class's members) are symbols too
         for (const x of symbolRangesOf(sr.get(i)) ?? []) {
-          out.push({ name: x.name, symbol: x.symbol, kind: x.kind, container: x.container, path: String(p.get(i)), startLine: Number(a.get(i)), endLine: Number(b.get(i)), nameRange: x.range });
+          out.push({ name: x.name, symbol: x.symbol, kind: shared(x.kind), container: shared(x.container), path, startLine: Number(a.get(i)), endLine: Number(b.get(i)), nameRange: x.range });
         }
       }
     }

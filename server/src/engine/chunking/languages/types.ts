@@ -91,10 +91,24 @@ export interface DerivedConformances {
   label: string;
   /**
    * Recomputes the language's rows for the whole index and writes the difference. `records`: the file records after
-   * the run (read from the store when omitted).
+   * the run (read from the store when omitted). `offload`: where a large set of files' facts may be computed instead
+   * of this thread (the indexer's chunking worker: the parser's memory grows with what it parsed and never shrinks,
+   * and a long-running door should not keep that of a whole index's declarations); undefined (or a failed offload)
+   * computes them here.
    */
-  refresh(store: DerivedConformanceStore, records?: Map<string, FileRecord>): Promise<DerivedConformanceSummary>;
+  refresh(store: DerivedConformanceStore, records?: Map<string, FileRecord>, offload?: DerivedFactsOffload): Promise<DerivedConformanceSummary>;
+  /** The per-file facts `refresh` derives the rows from, computed from the files' stored chunks (pure: any thread). */
+  factsOf(files: DerivedFileChunks[]): Promise<unknown[]>;
 }
+
+/** One file's stored chunks, as a derived-conformance pass reads them (the columns it names). */
+export interface DerivedFileChunks {
+  path: string;
+  chunks: unknown[];
+}
+
+/** Computes `factsOf(files)` elsewhere; undefined when it could not (the caller computes them itself). */
+export type DerivedFactsOffload = (files: DerivedFileChunks[]) => Promise<unknown[] | undefined>;
 
 /** The chunk store's methods a derived-conformance pass uses (`ChunkStore` has them). */
 export interface DerivedConformanceStore {

@@ -105,7 +105,10 @@ function loadArrays(dir: string, meta: StaticModelMeta): Arrays {
   const s = readFileSync(verify(meta.files.scales, meta.rows * 4));
   // An aligned copy (Buffer offsets need not be 4-aligned); the file is little-endian like every platform Node runs on.
   const scales = new Float32Array(s.buffer.slice(s.byteOffset, s.byteOffset + s.length));
-  const arrays = { table, scales, spec: { vocab: new Map(meta.vocab.map((w, i) => [w, i])), buckets: meta.buckets, maxWords: meta.maxWords } };
+  // the providers keep model.json without its vocabulary (22,000 words; the engine's and the reranker's would each
+  // hold a copy): the one copy is this map, from model.json read again
+  const vocab = meta.vocab.length ? meta.vocab : readMeta(dir).vocab;
+  const arrays = { table, scales, spec: { vocab: new Map(vocab.map((w, i) => [w, i])), buckets: meta.buckets, maxWords: meta.maxWords } };
   loaded.set(key, arrays);
   return arrays;
 }
@@ -179,6 +182,7 @@ export class StaticEmbeddingProvider implements EmbeddingProvider {
   private arrays: Arrays | undefined;
 
   private constructor(
+    /** model.json as read, but for its vocabulary (`vocab` is empty: the words are the loaded spec's map). */
     readonly meta: StaticModelMeta,
     readonly dir: string,
   ) {
@@ -195,7 +199,7 @@ export class StaticEmbeddingProvider implements EmbeddingProvider {
    * The arrays are read once per process and shared (they are never written).
    */
   static load(dir: string, options: { lazy?: boolean } = {}): StaticEmbeddingProvider {
-    const p = new StaticEmbeddingProvider(readMeta(dir), dir);
+    const p = new StaticEmbeddingProvider({ ...readMeta(dir), vocab: [] }, dir);
     if (!options.lazy) p.weights();
     return p;
   }

@@ -17,7 +17,7 @@
  */
 import type { Node } from 'web-tree-sitter';
 import { bareNames, childOfType, childrenOfType, field, named, type LanguageDefinition } from '../types';
-import { refreshGoImplicitConformances } from './refresh';
+import { goFactsOf, refreshGoImplicitConformances } from './refresh';
 import { IMPLICIT_KINDS } from './types';
 
 function receiverType(n: Node): string | null {
@@ -80,5 +80,5 @@ export const go: LanguageDefinition = {
   },
   commentTypes: ['comment'],
   importTypes: ['import_declaration', 'package_clause'],
-  derivedConformances: { kinds: IMPLICIT_KINDS, label: 'Go implicit interface conformances', refresh: refreshGoImplicitConformances },
+  derivedConformances: { kinds: IMPLICIT_KINDS, label: 'Go implicit interface conformances', refresh: refreshGoImplicitConformances, factsOf: goFactsOf },
 };

@@ -20,7 +20,7 @@
  */
 import type { ConformanceRow, FileRecord } from '../../../store/chunkStore';
 import { loadGrammar, parserFor } from '../../parser';
-import type { DerivedConformanceStore, DerivedConformanceSummary } from '../types';
+import type { DerivedConformanceStore, DerivedConformanceSummary, DerivedFactsOffload, DerivedFileChunks } from '../types';
 import { implicitConformances } from './conformance';
 import { goFileFacts } from './facts';
 import { IMPLICIT_KINDS, type GoChunkRow, type GoFileFacts, type GoSignatureMemo } from './types';
@@ -40,8 +40,19 @@ const recordToken = (r: FileRecord) => `${r.hash}@${r.indexedAt}`;
  */
 /** Files whose chunks are read per store query when their facts are (re)computed. */
 const READ_BATCH = 500;
+/** Fewer stale files than this are parsed here even when an offload is offered (a worker round trip costs more). */
+const OFFLOAD_MIN_FILES = 50;
 
-export async function refreshGoImplicitConformances(store: DerivedConformanceStore, records?: Map<string, FileRecord>): Promise<DerivedConformanceSummary> {
+/** The facts of these files (their stored Go chunks), parsed in this thread. */
+export async function goFactsOf(files: DerivedFileChunks[]): Promise<GoFileFacts[]> {
+  const lang = await loadGrammar(GO);
+  if (!lang) throw new Error('the Go grammar could not be loaded');
+  const parser = parserFor(GO, lang);
+  const memo: GoSignatureMemo = new Map();
+  return files.map((f) => goFileFacts(f.path, f.chunks as GoChunkRow[], parser, memo));
+}
+
+export async function refreshGoImplicitConformances(store: DerivedConformanceStore, records?: Map<string, FileRecord>, offload?: DerivedFactsOffload): Promise<DerivedConformanceSummary> {
   const started = Date.now();
   records ??= await store.fileRecords();
   const goFiles = new Map<string, string>();
@@ -53,10 +64,7 @@ export async function refreshGoImplicitConformances(store: DerivedConformanceSto
   const stale = [...goFiles.keys()].filter((p) => !cache!.has(p));
 
   if (stale.length) {
-    const lang = await loadGrammar(GO);
-    if (!lang) throw new Error('the Go grammar could not be loaded');
-    const parser = parserFor(GO, lang);
-    const memo: GoSignatureMemo = new Map();
+    const elsewhere = stale.length >= OFFLOAD_MIN_FILES ? offload : undefined;
     // a batch of files at a time: only their chunks' content is held, never the whole tree's (the Go 1.19 tree's
     // content read at once added ~160 MB at the end of a cold index)
     for (let i = 0; i < stale.length; i += READ_BATCH) {
@@ -69,7 +77,9 @@ export async function refreshGoImplicitConformances(store: DerivedConformanceSto
           startByte: r.start_byte as number, content: r.content as string,
         });
       }
-      for (const [path, chunks] of byPath) cache.set(path, { token: goFiles.get(path)!, facts: goFileFacts(path, chunks, parser, memo) });
+      const files = [...byPath].map(([path, chunks]) => ({ path, chunks }));
+      const facts = ((await elsewhere?.(files)) as GoFileFacts[] | undefined) ?? (await goFactsOf(files));
+      facts.forEach((f, k) => cache!.set(files[k]!.path, { token: goFiles.get(files[k]!.path)!, facts: f }));
     }
   }
 
