@@ -62,7 +62,7 @@ export class QuarryReranker implements Reranker {
   private embedName(code: StaticEmbeddingProvider, text: string): Float32Array {
     let v = this.nameVectors.get(text);
     if (!v) {
-      if (this.nameVectors.size >= 1_024) this.nameVectors.clear(); // at most ~1 MB of vectors (a search names ~50)
+      if (this.nameVectors.size >= 4_096) this.nameVectors.clear(); // at most ~4 MB of vectors
       this.nameVectors.set(text, (v = code.embed(text)));
     }
     return v;

@@ -12,12 +12,20 @@
 import { closeSync, openSync, readSync, readFileSync } from 'node:fs';
 import { registerIndexingMemo } from '../../indexingMemos';
 
-/** Rows read from the file that are kept (256 bytes each for quarry-code: 1 MB). */
-const ROW_CACHE = 4_096;
+/**
+ * Rows read from the file that are kept (256 bytes each for quarry-code: 2 MB). A description search reads its
+ * query's rows and those of ~50 candidate names (the learned scorer's name similarity): ~1,000 rows, most of them
+ * again on the next search.
+ */
+const ROW_CACHE = 8_192;
 
 export class ModelTable {
   private table: Int8Array | undefined;
-  private readonly cache = new Map<number, Int8Array>();
+  /** Kept rows: row → slot in `slab` (insertion order = eviction order). */
+  private readonly cache = new Map<number, number>();
+  private slab: Int8Array | undefined;
+  /** Slots in use (they are reused once every slot has been). */
+  private used = 0;
   private fd: number | undefined;
 
   constructor(
@@ -44,29 +52,40 @@ export class ModelTable {
     return this.table;
   }
 
-  /** Row `r` (dims bytes): a view of the resident table, or read from the file (the most recent rows kept). */
+  /**
+   * Row `r` (dims bytes): a view of the resident table, or of the kept rows (read from the file when missing; the
+   * least recently used row makes room). The view is valid until the next call.
+   */
   row(r: number): Int8Array {
     if (this.table) return this.table.subarray(r * this.dims, (r + 1) * this.dims);
-    let bytes = this.cache.get(r);
-    if (bytes) {
+    const d = this.dims;
+    const slab = (this.slab ??= new Int8Array(ROW_CACHE * d));
+    let slot = this.cache.get(r);
+    if (slot !== undefined) {
       // most recently used last
       this.cache.delete(r);
-      this.cache.set(r, bytes);
-      return bytes;
+      this.cache.set(r, slot);
+      return slab.subarray(slot * d, (slot + 1) * d);
     }
-    bytes = new Int8Array(this.dims);
+    if (this.used < ROW_CACHE) slot = this.used++;
+    else {
+      const [oldest, free] = this.cache.entries().next().value!;
+      this.cache.delete(oldest);
+      slot = free;
+    }
     this.fd ??= openSync(this.path, 'r');
-    const n = readSync(this.fd, bytes, 0, this.dims, r * this.dims);
-    if (n !== this.dims) throw new Error(`${this.path}: row ${r} is cut short (${n} of ${this.dims} bytes; the file was truncated)`);
-    if (this.cache.size >= ROW_CACHE) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(r, bytes);
-    return bytes;
+    const n = readSync(this.fd, slab, slot * d, d, r * d);
+    if (n !== d) throw new Error(`${this.path}: row ${r} is cut short (${n} of ${d} bytes; the file was truncated)`);
+    this.cache.set(r, slot);
+    return slab.subarray(slot * d, (slot + 1) * d);
   }
 
   /** Drops the resident table and the kept rows (an indexing memo: released after a large run). */
   clear(): void {
     this.table = undefined;
     this.cache.clear();
+    this.slab = undefined;
+    this.used = 0;
     if (this.fd !== undefined) {
       try {
         closeSync(this.fd);
