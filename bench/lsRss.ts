@@ -241,11 +241,22 @@ async function runOne(config: 'default' | 'no-embeddings', args: Args, dir: stri
   });
   let peakIndex = 0;
   let peakIndexAnon = 0;
+  /** With `--smaps`: the mappings when the first index's RSS was highest (read again at each new high by 4 MB). */
+  let peakMappings = '';
+  let peakMappingsAt = 0;
   const sampler = setInterval(() => {
     if (phase !== 'index') return;
     const s = procStatus(pid);
     if ((s.VmRSS ?? 0) > peakIndex) peakIndex = s.VmRSS;
     if ((s.RssAnon ?? 0) > peakIndexAnon) peakIndexAnon = s.RssAnon;
+    if (args.smaps && peakIndex >= peakMappingsAt + 4 * 1024 * 1024) {
+      peakMappingsAt = peakIndex;
+      try {
+        peakMappings = smapsSummary(pid);
+      } catch {
+        /* the process is gone */
+      }
+    }
   }, 100);
   const conn = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
   const states: string[] = [];
@@ -303,7 +314,7 @@ async function runOne(config: 'default' | 'no-embeddings', args: Args, dir: stri
   }
   await new Promise((r) => setTimeout(r, 3000));
   const steady = procStatus(pid);
-  if (args.smaps) console.error(`[ls-rss] ${config}: steady mappings\n${smapsSummary(pid)}`);
+  if (args.smaps) console.error(`[ls-rss] ${config}: mappings at the first index's peak\n${peakMappings}\n[ls-rss] ${config}: steady mappings\n${smapsSummary(pid)}`);
   const status = (await conn.sendRequest('codeSearch/status', {})) as { folders: Array<{ status: { files: number; chunks: number } | null }> };
   await new Promise((r) => setTimeout(r, 1100));
   const mem = lastMem;
