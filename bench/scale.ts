@@ -236,9 +236,10 @@ interface ColdRun {
   exitCode: number | null;
 }
 
-/** `node --liftoff-only <cli> …` (the CLI's own shebang flags). */
+/** `node --liftoff-only <cli> …`, with `BENCH_NODE_FLAGS` (space-separated) added for experiments. */
 function nodeArgs(cli: string, rest: string[], cpuProf?: string): string[] {
-  return ['--liftoff-only', ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), cli, ...rest];
+  const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  return ['--liftoff-only', ...extra, ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), cli, ...rest];
 }
 
 async function coldIndex(cli: string, work: string, cpuProf: string | undefined): Promise<ColdRun> {

@@ -220,6 +220,15 @@ export class TableSnapshot {
   close(): void {
     this.spill?.file.close();
   }
+
+  /**
+   * Closes the spill file a few seconds from now (a search that took this snapshot just before may still be reading
+   * it); the rest of the snapshot's memory goes with its last reference, now.
+   */
+  closeLater(): void {
+    const file = this.spill?.file;
+    if (file) setTimeout(() => file.close(), 5_000).unref?.();
+  }
 }
 
 /**
@@ -308,7 +317,7 @@ export class SnapshotSlot {
     return (this.loading ??= TableSnapshot.load(this.db, this.spec)
       .then((s) => {
         if (this.closed) return s.close();
-        this.current?.close();
+        if (this.current) retire(this.current);
         this.current = s;
       })
       .catch(() => this.drop())
@@ -348,15 +357,21 @@ export class SnapshotSlot {
 
   /** Forgets the snapshot (a read from it failed: the store reads LanceDB, and a reload is scheduled). */
   drop(): void {
-    this.current?.close();
+    if (this.current) retire(this.current);
     this.current = undefined;
   }
 
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
-    this.drop();
+    this.current?.close();
+    this.current = undefined;
   }
+}
+
+/** A snapshot the slot no longer serves: see `TableSnapshot.closeLater`. */
+function retire(snapshot: TableSnapshot): void {
+  snapshot.closeLater();
 }
 
 /** Converted rows of one conversion: large rows (by position) and the most recently read others, with their text bytes. */
