@@ -24,7 +24,8 @@
  * preload (`node -r`, written to the temporary folder) reports `process.memoryUsage()` once a second on stderr, so
  * the table splits the steady RSS into V8 heap, external memory and array buffers; what is left is native memory
  * outside V8 (LanceDB/Arrow in Rust, the tree-sitter WebAssembly memory counts as array buffers) and code.
- * `--heap-snapshot DIR` also writes a V8 heap snapshot of each configuration's steady state (signal SIGUSR2 after the
+ * `--timeline` prints the first index's RSS once a second and at each new high, beside the server's log lines (what the
+ * process was doing at its peak). `--heap-snapshot DIR` also writes a V8 heap snapshot of each configuration's steady state (signal SIGUSR2 after the
  * queries) into DIR, for Chrome DevTools' Memory tab. Linux only (/proc).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -52,10 +53,17 @@ interface Args {
   smaps: boolean;
   /** `--max-semi-space-size` on the server's command line, as the client passes it (`--semi-space 0`: none). */
   semiSpace: number;
+  /**
+   * `--timeline`: print the first index's RSS on stderr once a second and at every new high (with the V8 heap of the
+   * thread that last reported and the server's state), the server's stderr and log lines with their time, and the
+   * highest RSS after the first index: when the peak comes, not only how high. With `QUARRY_LOG_LEVEL=info` the
+   * server logs its phases.
+   */
+  timeline: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { files: 1000, queries: 50, configs: ['default', 'no-embeddings'], server: join(REPO, 'dist', 'cli.js'), breakdown: true, smaps: false, semiSpace: 4, nodeFlags: [] };
+  const a: Args = { files: 1000, queries: 50, configs: ['default', 'no-embeddings'], server: join(REPO, 'dist', 'cli.js'), breakdown: true, smaps: false, semiSpace: 4, nodeFlags: [], timeline: false };
   for (let i = 0; i < argv.length; i++) {
     const v = () => {
       const x = argv[++i];
@@ -71,11 +79,12 @@ function parseArgs(argv: string[]): Args {
     } else if (arg === '--server') a.server = resolve(v());
     else if (arg === '--no-breakdown') a.breakdown = false;
     else if (arg === '--smaps') a.smaps = true;
+    else if (arg === '--timeline') a.timeline = true;
     else if (arg === '--node-flags') a.nodeFlags = v().split(/\s+/).filter(Boolean);
     else if (arg === '--heap-snapshot') a.heapSnapshot = resolve(v());
     else if (arg === '--semi-space') a.semiSpace = Math.max(0, Math.floor(Number(v())));
     else if (arg === '--help' || arg === '-h') {
-      console.log('npm run bench:ls-rss [-- --files N] [--queries N] [--config default|no-embeddings|both] [--server PATH] [--no-breakdown] [--smaps] [--heap-snapshot DIR] [--semi-space MB] [--node-flags FLAGS]');
+      console.log('npm run bench:ls-rss [-- --files N] [--queries N] [--config default|no-embeddings|both] [--server PATH] [--no-breakdown] [--smaps] [--timeline] [--heap-snapshot DIR] [--semi-space MB] [--node-flags FLAGS]');
       process.exit(0);
     } else throw new Error(`unknown argument ${arg}`);
   }
@@ -236,7 +245,10 @@ async function runOne(config: 'default' | 'no-embeddings', args: Args, dir: stri
       if (m) {
         lastMem = JSON.parse(m[1]) as Mem;
         if (phase === 'index' && (!peakMem || lastMem.rss > peakMem.rss)) peakMem = lastMem;
-      } else if (line.trim()) stderr = (stderr + line + '\n').slice(-4000);
+      } else if (line.trim()) {
+        stderr = (stderr + line + '\n').slice(-4000);
+        if (args.timeline) console.error(`[ls-rss] ${config}: ${((Date.now() - indexStart) / 1000).toFixed(1).padStart(5)} s  stderr: ${line.slice(0, 200)}`);
+      }
     }
   });
   let peakIndex = 0;
@@ -244,9 +256,17 @@ async function runOne(config: 'default' | 'no-embeddings', args: Args, dir: stri
   /** With `--smaps`: the mappings when the first index's RSS was highest (read again at each new high by 4 MB). */
   let peakMappings = '';
   let peakMappingsAt = 0;
+  const indexStart = Date.now();
+  /** With `--timeline`: the highest RSS sample after the first index (warm-up, the queries). */
+  let peakQueries = 0;
+  let tick = 0;
   const sampler = setInterval(() => {
-    if (phase !== 'index') return;
+    if (phase !== 'index') {
+      if (args.timeline) peakQueries = Math.max(peakQueries, procStatus(pid).VmRSS ?? 0);
+      return;
+    }
     const s = procStatus(pid);
+    if (args.timeline && (++tick % 10 === 0 || (s.VmRSS ?? 0) > peakIndex + 2 * 1048576)) console.error(`[ls-rss] ${config}: ${((Date.now() - indexStart) / 1000).toFixed(0).padStart(3)} s  rss ${MB(s.VmRSS ?? 0)} (anon ${MB(s.RssAnon ?? 0)})${lastMem ? `  heap ${MB(lastMem.heapUsed)}/${MB(lastMem.heapTotal)} external ${MB(lastMem.external)}` : ''}  ${states.slice(-1)[0] ?? ''}`);
     if ((s.VmRSS ?? 0) > peakIndex) peakIndex = s.VmRSS;
     if ((s.RssAnon ?? 0) > peakIndexAnon) peakIndexAnon = s.RssAnon;
     if (args.smaps && peakIndex >= peakMappingsAt + 4 * 1024 * 1024) {
@@ -266,7 +286,9 @@ async function runOne(config: 'default' | 'no-embeddings', args: Args, dir: stri
   conn.onRequest('client/registerCapability', () => null);
   conn.onRequest('workspace/configuration', () => []);
   conn.onNotification('$/progress', () => undefined);
-  conn.onNotification('window/logMessage', () => undefined);
+  conn.onNotification('window/logMessage', (m: { message: string }) => {
+    if (args.timeline) console.error(`[ls-rss] ${config}: ${((Date.now() - indexStart) / 1000).toFixed(1).padStart(5)} s  log: ${m.message.slice(0, 160)}`);
+  });
   conn.onNotification('codeSearch/mcpEndpoints', () => undefined);
   conn.onNotification('codeSearch/statusChanged', (p: { state: string; message?: string }) => {
     states.push(p.state);
@@ -314,6 +336,7 @@ async function runOne(config: 'default' | 'no-embeddings', args: Args, dir: stri
   }
   await new Promise((r) => setTimeout(r, 3000));
   const steady = procStatus(pid);
+  if (args.timeline) console.error(`[ls-rss] ${config}: highest RSS sample after the first index: ${MB(peakQueries)}`);
   if (args.smaps) console.error(`[ls-rss] ${config}: mappings at the first index's peak\n${peakMappings}\n[ls-rss] ${config}: steady mappings\n${smapsSummary(pid)}`);
   const status = (await conn.sendRequest('codeSearch/status', {})) as { folders: Array<{ status: { files: number; chunks: number } | null }> };
   await new Promise((r) => setTimeout(r, 1100));

@@ -1,8 +1,9 @@
 /**
  * Opening one generation of the index (store/generations.ts) for the engine: the chunk store, the lexical index and
  * what is wrong with them (damaged tables quarantined, a lexical index rebuilt from the store, a state file that
- * cannot be read), the generation's state file (`state.json`), and the `.quarry/` folder itself. engine.ts decides
- * when to open, switch and close generations; this module knows how.
+ * cannot be read), the generation's state file (`state.json`), and the `.quarry/` folder itself. The engine decides
+ * when to open, switch and close generations (engine.ts on open, indexer/indexRun.ts for a rebuild's switch,
+ * facade/follow.ts for another process's); this module knows how.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

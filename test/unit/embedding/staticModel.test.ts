@@ -81,19 +81,25 @@ describe('static code model (models/quarry-code)', () => {
     }
   });
 
-  it('embeds the same vectors from the resident table (indexing) and from rows read from the file (searches)', async () => {
+  it('embeds the same vectors with an indexing run\'s row cache and a search\'s (rows read from the file)', async () => {
     releaseIndexingMemos();
     const table = (model as unknown as { weights(): { table: ModelTable } }).weights().table;
-    assert.equal(table.residentTable, undefined, 'released: rows are read from the file');
+    assert.equal(table.size, 0, 'released: no row kept');
+    assert.equal(table.capacity, 8192);
     const paged = SAMPLES.map((t) => model.embed(t));
     assert.ok(table.size > 0 && table.size <= 8192, `${table.size} rows kept`);
     for (const [i, text] of SAMPLES.entries()) assert.deepEqual(paged[i], plainVector(model, text));
-    // a batch as indexing sends them reads the whole table and keeps it until the memos are released
+    // a batch as indexing sends them keeps more rows, until the memos are released
+    const reads = table.reads;
     const batch = await model.embedDocuments(Array.from({ length: 40 }, (_, i) => SAMPLES[i % SAMPLES.length]!));
-    assert.ok(table.residentTable, 'resident after a large batch');
+    assert.equal(table.capacity, 32768, 'the indexing cache after a large batch');
+    assert.ok(table.reads > reads, 'the larger cache starts empty and reads its rows');
     for (const [i, v] of batch.entries()) assert.deepEqual(v, paged[i % SAMPLES.length]);
+    const again = table.reads;
+    await model.embedDocuments(Array.from({ length: 40 }, (_, i) => SAMPLES[i % SAMPLES.length]!));
+    assert.equal(table.reads, again, 'rows seen once are kept');
     releaseIndexingMemos();
-    assert.equal(table.residentTable, undefined);
+    assert.equal(table.capacity, 8192);
     assert.equal(table.size, 0);
     assert.deepEqual(model.embed(SAMPLES[0]!), paged[0]);
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
-import { ChunkPool } from '../../../server/src/engine/indexer/chunkPool';
+import { ChunkPool, LARGE_PARSE_BYTES } from '../../../server/src/engine/indexer/chunkPool';
 import { prepareFile, type FileJob } from '../../../server/src/engine/indexer/fileWork';
 import { QuarryConfigSchema } from '../../../server/src/engine/config/schema';
 import { languageForPath } from '../../../server/src/engine/languages';
@@ -54,6 +54,29 @@ describe('chunk pool (indexing in worker threads)', function () {
     try {
       const again = await pool.run({ ...job, previousHash: first.kind === 'chunks' ? first.hash : '' });
       assert.equal(again.kind, 'unchanged');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('replaces a worker that parsed a large file once it has answered its jobs, and loses no work (issue 19)', async () => {
+    const all = jobs();
+    const plain = ChunkPool.open(1)!;
+    try {
+      await Promise.all(all.map((j) => plain.run(j, LARGE_PARSE_BYTES)));
+      assert.equal(plain.renewed, 0, 'without `renew` (a one-shot run) the worker stays');
+    } finally {
+      await plain.close();
+    }
+    const pool = ChunkPool.open(1, { renew: true })!;
+    try {
+      // every 7th file is declared large: its worker takes no new job, answers what it holds, and a fresh one follows
+      const works = await Promise.all(all.map((j, i) => pool.run(j, i % 7 === 3 ? LARGE_PARSE_BYTES : 100)));
+      for (const [i, j] of all.entries()) assert.deepEqual(works[i], await prepareFile(j), j.path);
+      const large = all.filter((_, i) => i % 7 === 3).length;
+      assert.ok(pool.renewed >= 1 && pool.renewed <= large, `${pool.renewed} worker(s) replaced for ${large} large files`);
+      const slots = (pool as unknown as { slots: unknown[] }).slots;
+      assert.equal(slots.length, 1, 'one worker at a time');
     } finally {
       await pool.close();
     }

@@ -24,4 +24,24 @@ describe('indexing memos (indexingMemos.ts)', () => {
     releaseIndexingMemos();
     assert.equal(memo.size, 0);
   });
+
+  it('with collect, a release also frees what the memos held (a full garbage collection)', async () => {
+    const memo = new Map([['big', new Uint8Array(16 * 1024 * 1024)]]);
+    const ref = new WeakRef(memo.get('big')!);
+    registerIndexingMemo(memo);
+    // a WeakRef's target is kept until the job that made it ends
+    await new Promise((r) => setImmediate(r));
+    releaseIndexingMemos(true);
+    assert.equal(ref.deref(), undefined, 'the 16 MB array is collected by the release itself');
+  });
+
+  it('the token counter\'s memo of text segments is bounded by characters, not only entries', () => {
+    releaseIndexingMemos();
+    // 600 distinct 1,000-character segments (600,000 characters) are remembered; far more start the memo over
+    const line = (i: number) => `${'x'.repeat(990)}${String(i).padStart(9, '0')}\n`;
+    for (let i = 0; i < 600; i++) countTokens(line(i));
+    assert.ok(indexingMemoEntries() >= 600);
+    for (let i = 600; i < 6000; i++) countTokens(line(i));
+    assert.ok(indexingMemoEntries() < 5000, `${indexingMemoEntries()} entries after 6,000 segments of 1,000 characters`);
+  });
 });

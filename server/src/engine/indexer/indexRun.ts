@@ -75,7 +75,7 @@ export class IndexRuns {
       this.totals.errors += summary.errors.length;
       if (!options.paths) this.totals.lastDurationSeconds = Math.round(summary.durationMs / 100) / 10;
       // what a large run taught the tokenizer and the code model per word is not what searches need (indexingMemos.ts)
-      if (summary.chunksCreated + (summary.embedding?.embedded ?? 0) >= RELEASE_AFTER_CHUNKS) releaseIndexingMemos();
+      if (summary.chunksCreated + (summary.embedding?.embedded ?? 0) >= RELEASE_AFTER_CHUNKS) releaseIndexingMemos(true);
       return summary;
     } catch (e) {
       ctx.indexing = { ...ctx.indexing, state: 'error', lastError: (e as Error).message, currentFile: null };
@@ -181,7 +181,9 @@ export class IndexRuns {
     const summary: EngineIndexSummary = await runIndex(
       { root: ctx.root, config: ctx.config, store, lexical },
       // a new generation starts empty (a resumed one goes on from what it committed): nothing to clear
-      { ...options, full: pending ? false : options.full, onReplaced: (paths) => paths.forEach((p) => replaced.add(p)) },
+      // a long-running process keeps its chunking worker's memory low (peak memory matters more there than the
+      // second a replaced worker costs); a one-shot `quarry index` ends with the run
+      { ...options, full: pending ? false : options.full, renewWorkers: options.renewWorkers ?? ctx.longRunning, onReplaced: (paths) => paths.forEach((p) => replaced.add(p)) },
     );
     const previous = readStateIn(dir);
     const state: EngineState = { ...previous, lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0, settingsHash };

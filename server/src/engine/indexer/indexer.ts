@@ -22,6 +22,7 @@ import type { DerivedConformanceSummary } from '../chunking/languages/types';
 import { memoryFile, isMemoryPath } from './memorySources';
 import { prepareFile, type FileJob, type FileWork } from './fileWork';
 import { ChunkPool, POOL_MIN_FILES } from './chunkPool';
+import { DEFAULT_BATCH_BYTES, sizedBatches } from '../batches';
 
 export interface IndexProgress {
   phase: 'discovering' | 'indexing' | 'finalizing';
@@ -95,8 +96,20 @@ export interface IndexOptions {
   full?: boolean;
   signal?: AbortSignal;
   onProgress?: (p: IndexProgress) => void;
-  /** Files per committed batch. */
+  /** Files per committed batch (at most; default 100). */
   batchSize?: number;
+  /**
+   * Source bytes per committed batch (at most, unless one file is larger: it is a batch of its own; default 2 MiB):
+   * a batch's chunks, lexical documents and store rows are in memory at once, and so are the next batch's prepared
+   * files, so a folder of large generated files must not make one batch of them.
+   */
+  batchBytes?: number;
+  /**
+   * Replace a chunking worker that parsed a large file (chunkPool.ts `LARGE_PARSE_BYTES`) once it has answered its
+   * jobs, so that the parser's memory does not stay at its largest for the rest of the run (long-running processes:
+   * their peak memory; it costs a worker start, about half a second of CPU, per large file).
+   */
+  renewWorkers?: boolean;
   /** Receives the paths whose chunks each committed batch replaced (the git metadata pass recomputes them). */
   onReplaced?: (paths: readonly string[]) => void;
   /** Receives each committed batch (the FR-034 checkpoint). */
@@ -208,12 +221,12 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   report();
   lap('discover');
 
-  // 100 files per committed batch: seed 002 FR-034 checkpoints every 100 files.
+  // At most 100 files per committed batch (seed 002 FR-034 checkpoints every 100 files) and 2 MiB of source.
   const batchSize = options.batchSize ?? 100;
   // A large run reads and chunks its files in worker threads (chunkPool.ts), the next batch while this one commits.
-  const pool = candidates.length >= POOL_MIN_FILES ? ChunkPool.open() : undefined;
+  const pool = candidates.length >= POOL_MIN_FILES ? ChunkPool.open(undefined, { renew: options.renewWorkers === true }) : undefined;
   const prepare = (batch: DiscoveredFile[]): Array<Promise<FileWork>> | undefined =>
-    pool ? batch.map((f) => pool.run(fileJob(f, records.get(f.path), target))) : undefined;
+    pool ? batch.map((f) => pool.run(fileJob(f, records.get(f.path), target), f.size)) : undefined;
   const commitBatch = async (batch: DiscoveredFile[], recordOf: (path: string) => FileRecord | undefined, prepared?: Array<Promise<FileWork>>): Promise<void> => {
     const chunks: Chunk[] = [];
     const fileRecords: FileRecord[] = [];
@@ -267,12 +280,13 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     report();
   };
   try {
-    let next = prepare(candidates.slice(0, batchSize));
-    for (let i = 0; i < candidates.length; i += batchSize) {
+    const batches = sizedBatches(candidates, batchSize, options.batchBytes ?? DEFAULT_BATCH_BYTES);
+    let next = batches.length ? prepare(batches[0]!) : undefined;
+    for (let b = 0; b < batches.length; b++) {
       if (options.signal?.aborted) break;
       const current = next;
-      next = i + batchSize < candidates.length ? prepare(candidates.slice(i + batchSize, i + 2 * batchSize)) : undefined;
-      await commitBatch(candidates.slice(i, i + batchSize), (p) => records.get(p), current);
+      next = b + 1 < batches.length ? prepare(batches[b + 1]!) : undefined;
+      await commitBatch(batches[b]!, (p) => records.get(p), current);
     }
     // The pattern log may have grown while the run was going (an agent recording a pattern): read it once more.
     if (!options.paths && !options.signal?.aborted) {
@@ -468,3 +482,4 @@ function applyWork(file: DiscoveredFile, previous: FileRecord | undefined, work:
       return { kind: 'skipped', record: { ...record('error', 0), size: -1 } };
   }
 }
+

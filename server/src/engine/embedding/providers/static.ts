@@ -158,8 +158,8 @@ function sameSizes(dir: string, meta: StaticModelMeta): boolean {
   }
 }
 
-/** Batches of at least this many texts (indexing's) embed from the resident table. */
-const RESIDENT_BATCH = 32;
+/** Batches of at least this many texts are indexing's: the table keeps more rows (static/table.ts). */
+const INDEXING_BATCH = 32;
 
 /** Scales `v` to unit length in place (a zero vector stays zero). */
 function normalize(v: Float32Array): Float32Array {
@@ -214,37 +214,25 @@ export class StaticEmbeddingProvider implements EmbeddingProvider {
     const { rows, weights } = featuresOf(text, spec);
     const d = this.dims;
     const v = new Float32Array(d);
-    const table = model.residentTable;
-    if (!table) {
-      // a search's few texts: rows read from the file, summed in the same order (the same vector to the bit)
-      for (let k = 0; k < rows.length; k++) {
-        const r = rows[k]!;
-        const w = weights[k]! * scales[r]!;
-        const row = model.row(r);
-        for (let j = 0; j < d; j++) v[j]! += w * row[j]!;
-      }
-      return normalize(v);
-    }
     // eight lanes per step (V8 does not vectorise this loop; unrolled, it runs ~2.5x faster on the indexing path).
     // Each element still sums its rows in the same order, so the vector is bit-identical to the plain loop's.
     const lanes = d - (d % 8);
     for (let k = 0; k < rows.length; k++) {
       const r = rows[k]!;
       const w = weights[k]! * scales[r]!;
-      const base = r * d;
+      const row = model.row(r);
       let j = 0;
       for (; j < lanes; j += 8) {
-        const b = base + j;
-        v[j]! += w * table[b]!;
-        v[j + 1]! += w * table[b + 1]!;
-        v[j + 2]! += w * table[b + 2]!;
-        v[j + 3]! += w * table[b + 3]!;
-        v[j + 4]! += w * table[b + 4]!;
-        v[j + 5]! += w * table[b + 5]!;
-        v[j + 6]! += w * table[b + 6]!;
-        v[j + 7]! += w * table[b + 7]!;
+        v[j]! += w * row[j]!;
+        v[j + 1]! += w * row[j + 1]!;
+        v[j + 2]! += w * row[j + 2]!;
+        v[j + 3]! += w * row[j + 3]!;
+        v[j + 4]! += w * row[j + 4]!;
+        v[j + 5]! += w * row[j + 5]!;
+        v[j + 6]! += w * row[j + 6]!;
+        v[j + 7]! += w * row[j + 7]!;
       }
-      for (; j < d; j++) v[j]! += w * table[base + j]!;
+      for (; j < d; j++) v[j]! += w * row[j]!;
     }
     return normalize(v);
   }
@@ -255,8 +243,8 @@ export class StaticEmbeddingProvider implements EmbeddingProvider {
     this.stats.requests++;
     const out: Float32Array[] = [];
     try {
-      // indexing's batches read the whole table once; a search's few texts read rows
-      if (texts.length >= RESIDENT_BATCH) this.weights().table.resident();
+      // indexing's batches keep more of the table's rows; a search's few texts a few
+      if (texts.length >= INDEXING_BATCH) this.weights().table.forIndexing();
       for (let i = 0; i < texts.length; i++) {
         // Yield every 64 texts (a few ms) so a long batch never holds up requests in the same process.
         if (i % 64 === 63) {

@@ -56,6 +56,13 @@ export function subwords(text: string, maxWords: number, visit: (word: string, j
   }
 }
 
+/**
+ * Entries each per-word memo below keeps (it starts over when full). 200,000 made the three of them about 20 MB of heap
+ * during a 1,000-file language server's first index (issue 19); code repeats its identifiers close together, so
+ * fewer keep most of the hits.
+ */
+const MEMO_WORDS = 50_000;
+
 /** Memo of `splitIdentifier` (code repeats its identifiers; indexing splits every one of every chunk). Bounded. */
 const PARTS = new Map<string, string[]>();
 registerIndexingMemo(PARTS);
@@ -63,7 +70,7 @@ registerIndexingMemo(PARTS);
 function partsOf(identifier: string): string[] {
   let parts = PARTS.get(identifier);
   if (!parts) {
-    if (PARTS.size >= 200_000) PARTS.clear();
+    if (PARTS.size >= MEMO_WORDS) PARTS.clear();
     PARTS.set(identifier, (parts = splitIdentifier(identifier)));
   }
   return parts;
@@ -94,7 +101,7 @@ function wordRows(word: string, spec: FeatureSpec): readonly number[] {
   if (row !== undefined) out.push(row);
   const base = spec.vocab.size;
   if (word.length >= 3 && spec.buckets > 0) for (const g of trigrams(word)) out.push(base + (fnv1a(g) % spec.buckets));
-  if (memo.size >= 200_000) memo.clear();
+  if (memo.size >= MEMO_WORDS) memo.clear();
   memo.set(word, (rows = out));
   return rows;
 }
@@ -141,7 +148,7 @@ function identifierRows(identifier: string, spec: FeatureSpec, st: SpecState): I
     for (; k < rows.length; k++) out.push(rows[k]!);
     out[at] = out.length - at - 1;
   });
-  if (st.identifiers.size >= 200_000) st.identifiers.clear();
+  if (st.identifiers.size >= MEMO_WORDS) st.identifiers.clear();
   st.identifiers.set(ownString(identifier), (flat = Int32Array.from(out)));
   return flat;
 }

@@ -1,32 +1,40 @@
 /**
- * The static code model's int8 table (rows × dims bytes, 24 MB for quarry-code), resident while indexing and read
- * row by row otherwise (issue 19).
- *
- * Indexing embeds thousands of chunks, each summing hundreds of rows: it reads the whole table into memory
- * (`resident`). A search embeds one query and a few candidate names: tens to hundreds of rows, which `row` reads from
- * the file (positioned reads through the operating system's page cache, about a microsecond each, the most recent
- * kept) when the table is not resident. A long-running process releases the resident copy with the other indexing
- * memos after a large run (indexingMemos.ts), so a language server at rest does not hold 24 MB it reads a few
- * hundred bytes of per search. Either way a row's bytes are the file's: vectors are the same to the bit.
+ * The static code model's int8 table (rows × dims bytes, 24 MB for quarry-code), read row by row from its file into a
+ * cache of kept rows (issue 19; two-way set-associative): 8,192 rows for searches — a search embeds one query and a few candidate names, tens
+ * to hundreds of rows — and 32,768 while indexing, which embeds thousands of chunks of hundreds of rows each, most of
+ * them the same frequent words. A long-running process drops the larger cache with the other indexing memos after a
+ * large run (indexingMemos.ts). A row's bytes are the file's: vectors are the same to the bit however they were read.
  */
-import { closeSync, openSync, readSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { registerIndexingMemo } from '../../indexingMemos';
 
+/** Rows kept for searches (256 bytes each for quarry-code: 2 MB): a query's rows and ~50 candidate names' (~1,000 rows). */
+const SEARCH_ROWS = 8_192;
 /**
- * Rows read from the file that are kept (256 bytes each for quarry-code: 2 MB). A description search reads its
- * query's rows and those of ~50 candidate names (the learned scorer's name similarity): ~1,000 rows, most of them
- * again on the next search.
+ * Rows kept while indexing (8 MB for quarry-code, a third of its 93k rows): code's words follow a steep frequency
+ * curve, so nearly every row an indexing run sums is already kept (issue 19: the whole 24 MB table, resident, was the
+ * language server's highest memory during its first index).
  */
-const ROW_CACHE = 8_192;
+const INDEXING_ROWS = 32_768;
 
 export class ModelTable {
-  private table: Int8Array | undefined;
-  /** Kept rows: row → slot in `slab` (insertion order = eviction order). */
-  private readonly cache = new Map<number, number>();
+  /**
+   * Kept rows, `slots` × dims bytes, in sets of two places (a two-way set-associative cache: a row's set is a hash of
+   * its number; of the two places, a miss replaces the one used less recently).
+   */
   private slab: Int8Array | undefined;
-  /** Slots in use (they are reused once every slot has been). */
-  private used = 0;
+  /** The row held at each place (-1: none). */
+  private tags: Int32Array | undefined;
+  /** Per set, the place (0 or 1) used last. */
+  private recent: Uint8Array | undefined;
+  /** A power of two. */
+  private slots = SEARCH_ROWS;
+  /** 32 − log2(sets): the hash's bits that pick a set. */
+  private shift = 0;
+  private held = 0;
   private fd: number | undefined;
+  /** Rows read from the file (cache misses), for tests and benchmarks. */
+  reads = 0;
 
   constructor(
     readonly path: string,
@@ -34,58 +42,60 @@ export class ModelTable {
     readonly dims: number,
   ) {
     registerIndexingMemo(this);
+    const size = statSync(path).size;
+    if (size !== rows * dims) throw new Error(`${path} has ${size} bytes, expected ${rows * dims}`);
   }
 
-  /** The whole table in memory (read once until `clear`). Throws when the file's size is not rows × dims. */
-  resident(): Int8Array {
-    if (!this.table) {
-      const buf = readFileSync(this.path);
-      if (buf.length !== this.rows * this.dims) throw new Error(`${this.path} has ${buf.length} bytes, expected ${this.rows * this.dims}`);
-      this.table = new Int8Array(buf.buffer, buf.byteOffset, buf.length);
-      this.cache.clear();
-    }
-    return this.table;
+  /** Keeps more rows (an indexing run's batches) until `clear`. */
+  forIndexing(): void {
+    if (this.slots >= INDEXING_ROWS) return;
+    this.drop();
+    this.slots = INDEXING_ROWS;
   }
 
-  /** The resident table, or undefined when rows are read from the file. */
-  get residentTable(): Int8Array | undefined {
-    return this.table;
+  /** Rows the cache can keep now. */
+  get capacity(): number {
+    return this.slots;
   }
 
   /**
-   * Row `r` (dims bytes): a view of the resident table, or of the kept rows (read from the file when missing; the
-   * least recently used row makes room). The view is valid until the next call.
+   * Row `r` (dims bytes): a view of the kept copy, read from the file when it is not kept (positioned reads through
+   * the operating system's page cache, about a microsecond each). The view is valid until the next call.
    */
   row(r: number): Int8Array {
-    if (this.table) return this.table.subarray(r * this.dims, (r + 1) * this.dims);
     const d = this.dims;
-    const slab = (this.slab ??= new Int8Array(ROW_CACHE * d));
-    let slot = this.cache.get(r);
-    if (slot !== undefined) {
-      // most recently used last
-      this.cache.delete(r);
-      this.cache.set(r, slot);
-      return slab.subarray(slot * d, (slot + 1) * d);
+    if (!this.slab) {
+      this.slab = new Int8Array(this.slots * d);
+      this.tags = new Int32Array(this.slots).fill(-1);
+      this.recent = new Uint8Array(this.slots >>> 1);
+      this.shift = 33 - Math.log2(this.slots);
     }
-    if (this.used < ROW_CACHE) slot = this.used++;
-    else {
-      const [oldest, free] = this.cache.entries().next().value!;
-      this.cache.delete(oldest);
-      slot = free;
+    const tags = this.tags!;
+    // Fibonacci hashing (the product's high bits) spreads rows that share low bits (the model's vocabulary and its
+    // 3-gram buckets do)
+    const set = Math.imul(r, 0x9e3779b1) >>> this.shift;
+    let place = set * 2;
+    if (tags[place] === r) this.recent![set] = 0;
+    else if (tags[place + 1] === r) {
+      place++;
+      this.recent![set] = 1;
+    } else {
+      if (this.recent![set] === 0) place++;
+      this.recent![set] = place & 1;
+      this.fd ??= openSync(this.path, 'r');
+      const n = readSync(this.fd, this.slab, place * d, d, r * d);
+      if (n !== d) throw new Error(`${this.path}: row ${r} is cut short (${n} of ${d} bytes; the file was truncated)`);
+      if (tags[place] === -1) this.held++;
+      tags[place] = r;
+      this.reads++;
     }
-    this.fd ??= openSync(this.path, 'r');
-    const n = readSync(this.fd, slab, slot * d, d, r * d);
-    if (n !== d) throw new Error(`${this.path}: row ${r} is cut short (${n} of ${d} bytes; the file was truncated)`);
-    this.cache.set(r, slot);
-    return slab.subarray(slot * d, (slot + 1) * d);
+    return this.slab.subarray(place * d, place * d + d);
   }
 
-  /** Drops the resident table and the kept rows (an indexing memo: released after a large run). */
+  /** Drops the kept rows and goes back to a search's cache (an indexing memo: released after a large run). */
   clear(): void {
-    this.table = undefined;
-    this.cache.clear();
-    this.slab = undefined;
-    this.used = 0;
+    this.drop();
+    this.slots = SEARCH_ROWS;
     if (this.fd !== undefined) {
       try {
         closeSync(this.fd);
@@ -96,8 +106,15 @@ export class ModelTable {
     }
   }
 
-  /** Rows held in memory (the whole table when resident). */
+  private drop(): void {
+    this.slab = undefined;
+    this.tags = undefined;
+    this.recent = undefined;
+    this.held = 0;
+  }
+
+  /** Rows held in memory. */
   get size(): number {
-    return this.table ? this.rows : this.cache.size;
+    return this.held;
   }
 }

@@ -18,6 +18,7 @@
  * and method headers) against 1.1-2.4 s for the name-only pass on the same index (quiet pairs: 1.5 s vs 1.15 s);
  * 0.22-0.56 s for later ones (one file re-read, the join, the difference), the same as before within the noise.
  */
+import { DEFAULT_BATCH_BYTES, sizedBatches } from '../../../batches';
 import type { ConformanceRow, FileRecord } from '../../../store/chunkStore';
 import { loadGrammar, parserFor } from '../../parser';
 import type { DerivedConformanceStore, DerivedConformanceSummary, DerivedFactsOffload, DerivedFileChunks } from '../types';
@@ -67,8 +68,8 @@ export async function refreshGoImplicitConformances(store: DerivedConformanceSto
     const elsewhere = stale.length >= OFFLOAD_MIN_FILES ? offload : undefined;
     // a batch of files at a time: only their chunks' content is held, never the whole tree's (the Go 1.19 tree's
     // content read at once added ~160 MB at the end of a cold index)
-    for (let i = 0; i < stale.length; i += READ_BATCH) {
-      const group = stale.slice(i, i + READ_BATCH);
+    // (and at most 2 MiB of source: a folder of generated files read at once made the run's highest memory)
+    for (const group of sizedBatches(stale, READ_BATCH, DEFAULT_BATCH_BYTES, (p) => records!.get(p)?.size ?? 0)) {
       const byPath = new Map<string, GoChunkRow[]>(group.map((p) => [p, []]));
       const rows = await store.chunkColumns({ language: GO, paths: group }, ['id', 'path', 'kind', 'symbol', 'name', 'start_byte', 'content']);
       for (const r of rows) {
