@@ -108,15 +108,24 @@ export async function withFileLockAsync<T>(lockPath: string, fn: () => Promise<T
   }
 }
 
+/**
+ * An empty lock file older than this was left by a process killed between creating the file and writing its holder
+ * (microseconds apart): it is abandoned, not held (waiting `staleMs` for it made the next open wait 30–60 s).
+ */
+const EMPTY_LOCK_MS = 1_000;
+
 function isStale(lockPath: string, staleMs: number): boolean {
+  let text = '';
   try {
-    const holder = JSON.parse(readFileSync(lockPath, 'utf8')) as { pid?: number; host?: string };
+    text = readFileSync(lockPath, 'utf8');
+    const holder = JSON.parse(text) as { pid?: number; host?: string };
     if (holder.host === hostname() && typeof holder.pid === 'number' && !pidAlive(holder.pid)) return true;
   } catch {
     // unreadable or half-written: judge by age only
   }
   try {
-    return Date.now() - statSync(lockPath).mtimeMs > staleMs;
+    const age = Date.now() - statSync(lockPath).mtimeMs;
+    return age > staleMs || (text.length === 0 && age > EMPTY_LOCK_MS);
   } catch {
     return false;
   }
