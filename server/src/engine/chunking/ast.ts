@@ -120,7 +120,28 @@ export class AstChunker {
     const refStarts: number[] = [];
     const refEnds: number[] = [];
     const refTexts: string[] = [];
-    for (const n of tree.rootNode.descendantsOfType([...lang.commentTypes, ...this.refTypes])) {
+    const types = [...lang.commentTypes, ...this.refTypes];
+    const lines = tree.rootNode.endPosition.row + 1;
+    const window = AST_WALK.windowLines;
+    // A large file is walked a window of lines at a time (issue 19): tree-sitter hands over every matching node of a
+    // walk at once, in its WebAssembly memory and as JavaScript objects — for a 1 MB generated file, hundreds of
+    // thousands of them. A leaf lies within one window; a comment that spans two is met twice and kept once.
+    const found =
+      lines <= window
+        ? tree.rootNode.descendantsOfType(types)
+        : (function* () {
+            let lastComment = -1;
+            for (let row = 0; row < lines; row += window) {
+              for (const n of tree.rootNode.descendantsOfType(types, { row, column: 0 }, { row: row + window, column: 0 })) {
+                if (n && classes[n.typeId] === COMMENT_NODE) {
+                  if (n.startIndex <= lastComment) continue;
+                  lastComment = n.startIndex;
+                }
+                yield n;
+              }
+            }
+          })();
+    for (const n of found) {
       if (!n) continue;
       const cls = classes[n.typeId];
       if (cls === COMMENT_NODE) comments.push(n);
@@ -724,6 +745,12 @@ export function cleanComment(text: string): string {
 const COMMENT_NODE = 1;
 const REFERENCE_NODE = 2;
 const CLASSES = new WeakMap<Language, Map<string, Uint8Array>>();
+
+/**
+ * How a chunker walks a large file's tree for comments and identifier leaves: `windowLines` lines at a time (the
+ * results are the same for any window; tests set a small one).
+ */
+export const AST_WALK = { windowLines: 4_000 };
 
 /**
  * By node type id: COMMENT_NODE for the comment types (as `descendantsOfType` matches them, by name), REFERENCE_NODE
