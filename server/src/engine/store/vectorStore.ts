@@ -28,6 +28,15 @@ export class VectorTableDamagedError extends Error {
 /** Rows above which an ANN index (IVF_FLAT) is built; below it a flat scan is fast enough. */
 const ANN_MIN_ROWS = 20_000;
 
+/**
+ * The vector table is compacted (LanceDB `optimize`: its small fragments rewritten into one, old versions removed) once
+ * it has this many small fragments. Vectors are only ever added (one fragment per committed window of 512), so
+ * compacting after every run rewrote every vector each time — the highest memory of a language server's first index
+ * (issue 19: about 25 MB in LanceDB's threads for 17,000 vectors) — for a table that reads as fast in a few dozen
+ * fragments.
+ */
+export const VECTOR_COMPACT_MIN_FRAGMENTS = 64;
+
 export interface DenseHit {
   contentHash: string;
   /** Cosine similarity in [-1, 1] (vectors are L2-normalised). */
@@ -167,7 +176,10 @@ export class VectorStore {
     return out;
   }
 
-  /** Builds the scalar index on content_hash and, for large tables, an ANN index; compacts old versions. */
+  /**
+   * Builds the scalar index on content_hash and, for large tables, an ANN index; compacts the table and removes old
+   * versions once it has `VECTOR_COMPACT_MIN_FRAGMENTS` small fragments.
+   */
   async maintain(): Promise<void> {
     await this.queue.run(async () => {
       const rows = await this.table.countRows();
@@ -177,6 +189,8 @@ export class VectorStore {
       if (rows >= ANN_MIN_ROWS && !indices.some((ix) => ix.columns.includes('vector'))) {
         await this.table.createIndex('vector', { config: lancedb.Index.ivfFlat({ distanceType: 'cosine' }) });
       }
+      const small = (await this.table.stats()).fragmentStats.numSmallFragments;
+      if (small < VECTOR_COMPACT_MIN_FRAGMENTS) return;
       for (let attempt = 0; attempt < 3; attempt++) {
         try {
           await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
