@@ -54,7 +54,8 @@ describe('reliability: .quarry removed under a running MCP server (issue 20)', f
     }
     assert.ok('paths' in first && first.paths[0] === 'src/config3.ts', JSON.stringify(first));
 
-    rmSync(join(root, '.quarry'), { recursive: true, force: true });
+    // the server may still be writing there (its dense phase, a read snapshot's spill file): retry as `rm -rf` would be
+    rmSync(join(root, '.quarry'), { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     const answers: string[] = [];
     let recovered = false;
     for (let i = 0; i < 40 && !recovered; i++) {

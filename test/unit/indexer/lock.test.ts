@@ -1,6 +1,6 @@
 /** The index lock (indexer/lock.ts): one holder, dead holders taken over, a lock being written never stolen. */
 import assert from 'node:assert/strict';
-import { existsSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { acquireIndexLock, IndexLockedError } from '../../../server/src/engine/indexer/lock';
@@ -31,5 +31,15 @@ describe('index lock', () => {
     const old = (Date.now() - 10_000) / 1000;
     utimesSync(lock, old, old);
     acquireIndexLock(dir)();
+  });
+
+  it('is never seen empty: the holder is written before the lock appears, and no file of the writer is left behind', () => {
+    const release = acquireIndexLock(dir, { rebuild: true });
+    const held = JSON.parse(readFileSync(join(dir, 'index.lock'), 'utf8')) as { pid: number; rebuild?: boolean };
+    assert.equal(held.pid, process.pid);
+    assert.equal(held.rebuild, true);
+    assert.deepEqual(readdirSync(dir), ['index.lock'], 'only the lock itself');
+    release();
+    assert.deepEqual(readdirSync(dir), []);
   });
 });
