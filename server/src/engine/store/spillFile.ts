@@ -24,9 +24,17 @@ export class SpillFile {
     private path: string | undefined,
   ) {}
 
-  /** A new empty file in `dir` (created if missing). Throws the environment's error (a full disk, no permission). */
+  /**
+   * A new empty file in `dir`, which is created when missing but not its parent (the index's generation folder: a
+   * background snapshot load must never bring back an index folder the user removed — ENOENT then). Throws the
+   * environment's error (a full disk, no permission).
+   */
   static create(dir: string, label: string): SpillFile {
-    mkdirSync(dir, { recursive: true });
+    try {
+      mkdirSync(dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
     removeLeftovers(dir);
     const path = join(dir, `${label}-${process.pid}-${++sequence}.spill`);
     const fd = openSync(path, 'w+');
