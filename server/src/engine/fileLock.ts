@@ -1,9 +1,10 @@
 /**
- * A short-lived cross-process lock (`<file>.lock`, created with O_EXCL, holding pid and host): the memory logs' appends
+ * A short-lived cross-process lock (`<file>.lock`, created exclusively and whole — exclusiveFile.ts — holding pid and host): the memory logs' appends
  * and compactions, and the store's open-or-reset decision, hold it for milliseconds; a lock left by a dead process on this host is taken over, and
  * one older than `staleMs` is treated as abandoned (a process on another host, or a pid reused).
  */
-import { openSync, writeSync, closeSync, readFileSync, unlinkSync, statSync } from 'node:fs';
+import { readFileSync, unlinkSync, statSync } from 'node:fs';
+import { createFilled } from './exclusiveFile';
 import { hostname } from 'node:os';
 import { pidAlive } from './indexer/lock';
 
@@ -35,26 +36,8 @@ function holderOf(lockPath: string): { pid?: number; host?: string; alive?: bool
 
 /** Takes the lock at `lockPath` when it is free (or abandoned); returns its release, or undefined when held. */
 function tryAcquire(lockPath: string, staleMs: number): (() => void) | undefined {
-  let fd: number | undefined;
   try {
-    fd = openSync(lockPath, 'wx');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-  }
-  if (fd !== undefined) {
-    try {
-      writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() }));
-    } catch (e) {
-      // Disk full (or similar): leave no empty lock file behind, which would block everyone for `staleMs`.
-      closeSync(fd);
-      try {
-        unlinkSync(lockPath);
-      } catch {
-        /* gone */
-      }
-      throw e;
-    }
-    closeSync(fd);
+    createFilled(lockPath, JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() }));
     return () => {
       try {
         unlinkSync(lockPath);
@@ -62,6 +45,8 @@ function tryAcquire(lockPath: string, staleMs: number): (() => void) | undefined
         /* already gone */
       }
     };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
   }
   if (isStale(lockPath, staleMs)) {
     try {

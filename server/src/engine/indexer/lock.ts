@@ -2,7 +2,8 @@
  * One indexer per workspace: `.quarry/index.lock` holds the owner's pid, host and start time.
  * A lock whose pid is no longer alive on this host is stale and is taken over.
  */
-import { openSync, writeSync, closeSync, readFileSync, unlinkSync, statSync, writeFileSync, renameSync, rmSync, linkSync } from 'node:fs';
+import { readFileSync, unlinkSync, statSync, writeFileSync, renameSync, rmSync } from 'node:fs';
+import { createFilled } from '../exclusiveFile';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -67,42 +68,6 @@ function lockAgeMs(path: string): number {
   } catch {
     return Number.POSITIVE_INFINITY;
   }
-}
-
-/**
- * Creates `path` with `content`, failing with EEXIST when it exists, so that it is never seen empty: the content is
- * written to a file of this process's own and hard-linked into place (one atomic step). A process killed between
- * creating an empty lock file and filling it left a lock that blocked the next run for the grace period (issue 20's
- * kill trials). Where hard links are not supported, the file is created exclusively and then written.
- */
-function createFilled(path: string, content: string): void {
-  const own = `${path}.${process.pid}.new`;
-  let linked = false;
-  try {
-    writeFileSync(own, content);
-    linkSync(own, path);
-    linked = true;
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' || !['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK'].includes(code ?? '')) throw e;
-  } finally {
-    rmSync(own, { force: true });
-  }
-  if (linked) return;
-  const fd = openSync(path, 'wx');
-  try {
-    writeSync(fd, content);
-  } catch (e) {
-    // Disk full: an empty lock file would block every indexer for a while; leave none.
-    closeSync(fd);
-    try {
-      unlinkSync(path);
-    } catch {
-      /* gone */
-    }
-    throw e;
-  }
-  closeSync(fd);
 }
 
 /** Takes the lock or throws IndexLockedError; returns the release function. `rebuild`: see LockInfo. */
