@@ -259,10 +259,25 @@ async function runOne(config: 'default' | 'no-embeddings', args: Args, dir: stri
   const indexStart = Date.now();
   /** With `--timeline`: the highest RSS sample after the first index (warm-up, the queries). */
   let peakQueries = 0;
+  /** Requests sent so far in the query phase (the timeline says during which one RSS rose). */
+  let queriesSent = 0;
   let tick = 0;
+  /** With `--timeline`: the kernel's high-water mark as last printed (a rise of 2 MB is printed with the phase). */
+  let hwmShown = 0;
   const sampler = setInterval(() => {
+    if (args.timeline) {
+      const hwmNow = procStatus(pid).VmHWM ?? 0;
+      if (hwmNow > hwmShown + 2 * 1048576) {
+        hwmShown = hwmNow;
+        console.error(`[ls-rss] ${config}: ${((Date.now() - indexStart) / 1000).toFixed(1).padStart(5)} s  VmHWM now ${MB(hwmNow)} (${phase}, ${states.slice(-1)[0] ?? ''})`);
+      }
+    }
     if (phase !== 'index') {
-      if (args.timeline) peakQueries = Math.max(peakQueries, procStatus(pid).VmRSS ?? 0);
+      if (args.timeline) {
+        const rss = procStatus(pid).VmRSS ?? 0;
+        if (rss > peakQueries + 1048576) console.error(`[ls-rss] ${config}: ${((Date.now() - indexStart) / 1000).toFixed(1).padStart(5)} s  rss ${MB(rss)} (${phase}, query ${queriesSent})`);
+        peakQueries = Math.max(peakQueries, rss);
+      }
       return;
     }
     const s = procStatus(pid);
@@ -326,6 +341,7 @@ async function runOne(config: 'default' | 'no-embeddings', args: Args, dir: stri
   let findResults = 0;
   for (let i = 0; i < args.queries; i++) {
     const q0 = performance.now();
+    queriesSent = i + 1;
     if (i % 2 === 0) {
       const r = (await conn.sendRequest('codeSearch/find', { query: FIND_QUERIES[(i / 2) % FIND_QUERIES.length], limit: 20 })) as { matches: unknown[] };
       findResults += r.matches.length;

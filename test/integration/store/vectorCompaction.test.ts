@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
-import { VECTOR_COMPACT_MIN_FRAGMENTS, VectorStore } from '../../../server/src/engine/store/vectorStore';
+import { VectorStore } from '../../../server/src/engine/store/vectorStore';
+import { COMPACT_MIN_SMALL_FRAGMENTS as VECTOR_COMPACT_MIN_FRAGMENTS } from '../../../server/src/engine/store/tableMaintenance';
 import { WriteQueue } from '../../../server/src/engine/store/writeQueue';
 
 /**

@@ -27,6 +27,7 @@ import { tally } from '../counts';
 import { VectorStore } from './vectorStore';
 import { withFileLockAsync } from '../fileLock';
 import { asEnvironmentError, StoreDamagedError } from './storeErrors';
+import { compactWhenFragmented } from './tableMaintenance';
 
 /**
  * Bump when the table layout changes: an index with another version is rebuilt (it is a cache).
@@ -687,7 +688,8 @@ export class ChunkStore {
   /**
    * Builds missing scalar indexes (id, path on chunks; protocol_name on conformances; path on files; chunk_id, path on
    * chunk_git)
-   * and compacts / prunes old versions. Called after an indexing run, not per write.
+   * and compacts / prunes old versions once a table has enough small fragments (tableMaintenance.ts). Called after an
+   * indexing run, not per write.
    */
   async maintain(): Promise<void> {
     await this.queue.run(async () => {
@@ -705,17 +707,7 @@ export class ChunkStore {
       await ensure(this.files, 'path');
       await ensure(this.chunkGit, 'chunk_id');
       await ensure(this.chunkGit, 'path');
-      const olderThan = new Date(Date.now() - 60_000);
-      for (const table of [this.chunks, this.conformances, this.files, this.chunkGit]) {
-        for (let attempt = 0; attempt < 3; attempt++) {
-          try {
-            await table.optimize({ cleanupOlderThan: olderThan });
-            break;
-          } catch (e) {
-            if (!/commit conflict/i.test(String(e)) || attempt === 2) throw e;
-          }
-        }
-      }
+      for (const table of [this.chunks, this.conformances, this.files, this.chunkGit]) await compactWhenFragmented(table);
     });
   }
 

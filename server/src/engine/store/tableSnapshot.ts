@@ -20,6 +20,7 @@ import { statSync } from 'node:fs';
 import { DataType, type Vector } from 'apache-arrow';
 import { reader } from './columnarRows';
 import { SpillFile } from './spillFile';
+import { KeyIndex, type Utf8Part } from '../keyIndex';
 
 /** A batch's columns, looked up once (Arrow's `getChildAt` builds a new vector on every call): name, value at a row. */
 type Columns = Array<[name: string, valueAt: (row: number) => unknown]>;
@@ -49,6 +50,13 @@ function addRowBytes(rb: { numRows: number; schema: { fields: Array<{ name: stri
   });
 }
 
+/** A key column of one batch as the key index reads it (the column must be UTF-8, in one piece). */
+function utf8Part(col: Vector | null, key: string, start: number, rows: number): Utf8Part {
+  const data = col?.data[0];
+  if (!col || col.data.length !== 1 || !data || !DataType.isUtf8(data.type)) throw new Error(`key column ${key} is not a UTF-8 column`);
+  return { start, rows, values: data.values as Uint8Array, offsets: data.valueOffsets as Int32Array, offset: data.offset, valid: (r) => !data.nullCount || col.isValid(r) };
+}
+
 export interface SnapshotSpec {
   /** The table's name in the connection. */
   table: string;
@@ -73,8 +81,8 @@ export class TableSnapshot {
     private readonly batches: Columns[],
     /** First row position of each batch. */
     private readonly starts: number[],
-    private readonly rowIds: bigint[],
-    private readonly index: Map<string, Map<string, number | number[]>>,
+    readonly rowCount: number,
+    private readonly index: Map<string, KeyIndex>,
     private readonly spill: { file: SpillFile; columns: SpilledColumn[] } | undefined,
     /** Bytes of text per row (the in-memory columns). */
     private readonly rowBytes: Int32Array,
@@ -95,22 +103,13 @@ export class TableSnapshot {
       const batches: Columns[] = [];
       const starts: number[] = [];
       const rowIds: bigint[] = [];
-      const index = new Map(spec.keys.map((k) => [k, new Map<string, number | number[]>()]));
+      const keyParts = new Map(spec.keys.map((k) => [k, [] as Utf8Part[]]));
       let n = 0;
       const rowBytes: number[] = [];
       for await (const rb of handle.query().select(columns).withRowId().limit(Number.MAX_SAFE_INTEGER)) {
         const rid = rb.getChild('_rowid')!;
         for (let i = 0; i < rb.numRows; i++) rowIds.push(BigInt(rid.get(i) as bigint | number));
-        for (const [key, map] of index) {
-          const col = rb.getChild(key)!;
-          for (let i = 0; i < rb.numRows; i++) {
-            const v = String(col.get(i));
-            const had = map.get(v);
-            if (had === undefined) map.set(v, n + i);
-            else if (typeof had === 'number') map.set(v, [had, n + i]);
-            else had.push(n + i);
-          }
-        }
+        for (const [key, parts] of keyParts) parts.push(utf8Part(rb.getChild(key), key, n, rb.numRows));
         addRowBytes(rb, rowBytes, n);
         starts.push(n);
         batches.push(rb.schema.fields.flatMap((f, j): Columns => (f.name === '_rowid' ? [] : [[f.name, reader(rb.getChildAt(j)!)]])));
@@ -121,7 +120,8 @@ export class TableSnapshot {
         spill = { file: SpillFile.create(spec.spillDir, spec.table), columns: [] };
         spill.columns = await spillColumns(handle, spilled, rowIds, spill.file);
       }
-      return new TableSnapshot(version, batches, starts, rowIds, index, spill, Int32Array.from(rowBytes));
+      const index = new Map([...keyParts].map(([key, parts]) => [key, new KeyIndex(parts)]));
+      return new TableSnapshot(version, batches, starts, n, index, spill, Int32Array.from(rowBytes));
     } catch (e) {
       spill?.file.close();
       throw e;
@@ -131,22 +131,12 @@ export class TableSnapshot {
     }
   }
 
-  get rowCount(): number {
-    return this.rowIds.length;
-  }
 
   /** Row positions whose `key` equals one of `values`, value by value in the order asked (all rows of a value, in row order). */
   positions(key: string, values: readonly string[]): number[] {
-    const map = this.index.get(key);
-    if (!map) throw new Error(`${key} is not a key of this snapshot`);
-    const out: number[] = [];
-    for (const v of values) {
-      const p = map.get(v);
-      if (p === undefined) continue;
-      if (typeof p === 'number') out.push(p);
-      else out.push(...p);
-    }
-    return out;
+    const index = this.index.get(key);
+    if (!index) throw new Error(`${key} is not a key of this snapshot`);
+    return values.flatMap((v) => index.lookup(v));
   }
 
   /** The rows at these positions, in that order: every column (the spilled ones read back from the spill file). */

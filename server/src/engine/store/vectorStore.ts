@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { WriteQueue } from './writeQueue';
 import { asEnvironmentError } from './storeErrors';
+import { compactWhenFragmented } from './tableMaintenance';
 
 /**
  * A vector table that is listed but cannot be opened or read for a reason other than the environment (proven damage):
@@ -28,14 +29,6 @@ export class VectorTableDamagedError extends Error {
 /** Rows above which an ANN index (IVF_FLAT) is built; below it a flat scan is fast enough. */
 const ANN_MIN_ROWS = 20_000;
 
-/**
- * The vector table is compacted (LanceDB `optimize`: its small fragments rewritten into one, old versions removed) once
- * it has this many small fragments. Vectors are only ever added (one fragment per committed window of 512), so
- * compacting after every run rewrote every vector each time — the highest memory of a language server's first index
- * (issue 19: about 25 MB in LanceDB's threads for 17,000 vectors) — for a table that reads as fast in a few dozen
- * fragments.
- */
-export const VECTOR_COMPACT_MIN_FRAGMENTS = 64;
 
 export interface DenseHit {
   contentHash: string;
@@ -178,7 +171,7 @@ export class VectorStore {
 
   /**
    * Builds the scalar index on content_hash and, for large tables, an ANN index; compacts the table and removes old
-   * versions once it has `VECTOR_COMPACT_MIN_FRAGMENTS` small fragments.
+   * versions once it has enough small fragments (`compactWhenFragmented`).
    */
   async maintain(): Promise<void> {
     await this.queue.run(async () => {
@@ -189,16 +182,8 @@ export class VectorStore {
       if (rows >= ANN_MIN_ROWS && !indices.some((ix) => ix.columns.includes('vector'))) {
         await this.table.createIndex('vector', { config: lancedb.Index.ivfFlat({ distanceType: 'cosine' }) });
       }
-      const small = (await this.table.stats()).fragmentStats.numSmallFragments;
-      if (small < VECTOR_COMPACT_MIN_FRAGMENTS) return;
-      for (let attempt = 0; attempt < 3; attempt++) {
-        try {
-          await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
-          break;
-        } catch (e) {
-          if (!/commit conflict/i.test(String(e)) || attempt === 2) throw e;
-        }
-      }
+      // vectors are only ever added (a fragment per committed window of 512): compacted now and then (tableMaintenance.ts)
+      await compactWhenFragmented(this.table);
     });
   }
 

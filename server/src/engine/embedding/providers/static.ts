@@ -14,6 +14,7 @@ import { EmbeddingProvider, ProviderHealth, ProviderUnavailableError } from '../
 import { LocalCallStats } from '../localStats';
 import { featuresOf, FeatureSpec } from '../static/features';
 import { ModelTable } from '../static/table';
+import { KeyIndex } from '../../keyIndex';
 
 export const STATIC_MODEL_FORMAT = 'quarry-static-embedding/1';
 export const STATIC_MODEL_NAME = 'quarry-code';
@@ -108,7 +109,7 @@ function loadArrays(dir: string, meta: StaticModelMeta): Arrays {
   // the providers keep model.json without its vocabulary (22,000 words; the engine's and the reranker's would each
   // hold a copy): the one copy is this map, from model.json read again
   const vocab = meta.vocab.length ? meta.vocab : readMeta(dir).vocab;
-  const arrays = { table, scales, spec: { vocab: new Map(vocab.map((w, i) => [w, i])), buckets: meta.buckets, maxWords: meta.maxWords } };
+  const arrays = { table, scales, spec: { vocab: KeyIndex.ofStrings(vocab), buckets: meta.buckets, maxWords: meta.maxWords } };
   loaded.set(key, arrays);
   return arrays;
 }

@@ -17,7 +17,7 @@ import { registerIndexingMemo } from '../../indexingMemos';
 
 export interface FeatureSpec {
   /** Sub-word → row (rows 0..vocab.size-1). */
-  vocab: ReadonlyMap<string, number>;
+  vocab: Pick<ReadonlyMap<string, number>, 'get' | 'has' | 'size'>;
   /** Number of hashed 3-gram rows after the vocabulary. */
   buckets: number;
   /** Sub-words read at most (the start of the text). */
