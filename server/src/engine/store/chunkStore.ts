@@ -363,8 +363,10 @@ export class ChunkStore {
   async keepReadSnapshots(): Promise<void> {
     const liveOf = (t: lancedb.Table) => () => t.version();
     const versions = (table: string) => join(this.dir, `${table}.lance`, '_versions');
+    // Spilled to a file, not held: the chunks' text and their further names' ranges (JSON; empty for most chunks, a
+    // quarter of the other columns' bytes on the Go tree, where generated tables name thousands of constants).
     this.snapshots ??= {
-      chunks: new SnapshotSlot(this.db, { table: 'chunks', keys: ['id', 'content_hash'], spilled: ['content'], spillDir: join(dirname(this.dir), 'snapshots') }, liveOf(this.chunks), versions('chunks')),
+      chunks: new SnapshotSlot(this.db, { table: 'chunks', keys: ['id', 'content_hash'], spilled: ['content', 'symbol_ranges'], spillDir: join(dirname(this.dir), 'snapshots') }, liveOf(this.chunks), versions('chunks')),
       git: new SnapshotSlot(this.db, { table: 'chunk_git', keys: ['chunk_id'] }, liveOf(this.chunkGit), versions('chunk_git')),
     };
     await Promise.all([this.snapshots.chunks.enable(), this.snapshots.git.enable()]);
