@@ -32,6 +32,11 @@ export interface EmbeddingProvider {
   /** 'remote' providers are subject to the failure contract (timeouts, retries, breaker). */
   readonly kind: 'local' | 'remote';
   /**
+   * True when a text is embedded on the calling thread in microseconds (the static code model): a one-shot indexing
+   * run then embeds committed chunks while its thread waits for the chunking worker (indexer/earlyEmbedder.ts).
+   */
+  readonly embedsWhileIndexing?: boolean;
+  /**
    * The dense channel's fusion weight (BM25 = 1) by query form, as measured on the benchmark for this model;
    * used when `retrieval.channelWeights.dense` is `auto`. Absent: 1 for both.
    */

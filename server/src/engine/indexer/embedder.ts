@@ -23,6 +23,8 @@ export interface EmbedSummary {
   embedded: number;
   /** Contents already cached (embedded earlier, possibly under another path). */
   cached: number;
+  /** Of `embedded`, those embedded during the lexical phase (earlyEmbedder.ts; one-shot runs with the static model). */
+  duringLexical?: number;
   durationMs: number;
   /** Why the phase stopped early, if it did. */
   stoppedBy?: string;

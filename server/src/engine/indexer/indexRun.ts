@@ -14,6 +14,7 @@ import { refreshGitMetadata, type GitRefreshSummary } from './gitMetadata';
 import { acquireIndexLock, markLockRebuild } from './lock';
 import { LEXICAL_ANALYZER } from './lexicalDoc';
 import { backfillEmbeddings, EmbedProgress, EmbedSummary } from './embedder';
+import { EarlyEmbedder } from './earlyEmbedder';
 import { CheckpointWriter, readCheckpoint, resumeDecision } from './checkpoint';
 import { CHUNKER_VERSION } from '../chunking/version';
 import type { EmbeddingProvider } from '../embedding/types';
@@ -178,13 +179,21 @@ export class IndexRuns {
     const dir = pending?.generation.dir ?? ctx.generation.dir;
     if (!pending) await repairLexical(ctx.store, ctx.lexical);
     const replaced = new Set<string>();
+    // A one-shot run embeds committed chunks while it waits for the chunking worker, with a provider fast enough to
+    // embed on this thread (earlyEmbedder.ts); the dense phase below embeds the rest.
+    const provider = ctx.embedding;
+    const early =
+      provider?.embedsWhileIndexing && !ctx.longRunning && !options.lexicalOnly && !options.paths
+        ? new EarlyEmbedder(store, provider, (c) => chunkView(c, provider), options.signal)
+        : undefined;
     const summary: EngineIndexSummary = await runIndex(
       { root: ctx.root, config: ctx.config, store, lexical },
       // a new generation starts empty (a resumed one goes on from what it committed): nothing to clear
       // a long-running process keeps its chunking worker's memory low (peak memory matters more there than the
       // second a replaced worker costs); a one-shot `quarry index` ends with the run
-      { ...options, full: pending ? false : options.full, renewWorkers: options.renewWorkers ?? ctx.longRunning, onReplaced: (paths) => paths.forEach((p) => replaced.add(p)) },
-    );
+      { ...options, full: pending ? false : options.full, renewWorkers: options.renewWorkers ?? ctx.longRunning, onReplaced: (paths) => paths.forEach((p) => replaced.add(p)), onChunks: early && ((chunks) => early.offer(chunks)) },
+    ).finally(() => early?.finish());
+    const embeddedEarly = early ? await early.finish() : 0;
     const previous = readStateIn(dir);
     const state: EngineState = { ...previous, lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0, settingsHash };
     // Until the git pass below completes, the next run must not trust the rows (a killed run leaves this false).
@@ -194,10 +203,14 @@ export class IndexRuns {
     if (options.signal?.aborted) checkpoint?.write();
     writeStateIn(dir, state);
     // Dense phase: the lexical index is already committed and searchable.
-    if (ctx.embedding && !options.lexicalOnly && !options.signal?.aborted) {
-      const provider = ctx.embedding;
+    if (provider && !options.lexicalOnly && !options.signal?.aborted) {
       summary.embedding = await this.embed(store, provider, options, summary.warnings);
       const e = summary.embedding;
+      // what the lexical phase embedded was missing when the run started, not cached
+      e.missing += embeddedEarly;
+      e.embedded += embeddedEarly;
+      e.cached -= embeddedEarly;
+      if (early) e.duringLexical = embeddedEarly;
       if (e.warning) summary.warnings.push(e.warning);
       state.embeddings = {
         ...state.embeddings,

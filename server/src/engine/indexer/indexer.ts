@@ -112,6 +112,8 @@ export interface IndexOptions {
   renewWorkers?: boolean;
   /** Receives the paths whose chunks each committed batch replaced (the git metadata pass recomputes them). */
   onReplaced?: (paths: readonly string[]) => void;
+  /** Receives each committed batch's new chunks (after their rows are written): the early embedder. */
+  onChunks?: (chunks: readonly Chunk[]) => void;
   /** Receives each committed batch (the FR-034 checkpoint). */
   checkpoint?: { batch(paths: string[], chunks: number, errors: string[]): void; tick(): void };
   /**
@@ -272,6 +274,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
       for (const p of replaced) written.add(p);
       lap('store');
       options.onReplaced?.(replaced);
+      if (chunks.length) options.onChunks?.(chunks);
     }
     await store.putFiles([...fileRecords, ...touchOnly]);
     lap('records');

@@ -176,6 +176,7 @@ export class StaticEmbeddingProvider implements EmbeddingProvider {
   readonly dims: number;
   readonly maxInputTokens: number;
   readonly kind = 'local' as const;
+  readonly embedsWhileIndexing = true;
   readonly fusionWeights: { identifier: number; natural: number };
   /** Measured: unrelated or made-up queries reach 0.2-0.5 against real code, answered questions mostly 0.4-0.7. */
   readonly minFallbackSimilarity = 0.45;
