@@ -18,8 +18,12 @@ import type { EmbeddingProvider } from '../embedding/types';
 import type { VectorStore } from '../store/vectorStore';
 import { logger } from '../log';
 
-/** Chunks waiting at most (about a batch and a half of a large run); more are left to the dense phase. */
+/**
+ * Texts waiting at most (about a batch and a half of a large run), and their characters at most (a generated file's
+ * chunks are up to 16,000 characters each); more are left to the dense phase.
+ */
 const MAX_QUEUED = 1500;
+const MAX_QUEUED_CHARS = 2_000_000;
 /** Texts embedded per step (the dense phase's batch size). */
 const STEP = 32;
 /** Vectors written per table append (the dense phase's window: one fragment each). */
@@ -30,6 +34,7 @@ export class EarlyEmbedder {
   private readonly queue: Array<{ hash: string; text: string }> = [];
   private readonly seen = new Set<string>();
   private pending: Array<{ contentHash: string; vector: Float32Array }> = [];
+  private queuedChars = 0;
   private wake?: () => void;
   private stopped = false;
   private readonly loop: Promise<void>;
@@ -55,8 +60,13 @@ export class EarlyEmbedder {
     for (const c of chunks) {
       if (this.seen.has(c.contentHash)) continue;
       this.seen.add(c.contentHash);
-      if (this.queue.length >= MAX_QUEUED) this.left++;
-      else this.queue.push({ hash: c.contentHash, text: this.view(c) });
+      if (this.queue.length >= MAX_QUEUED || this.queuedChars >= MAX_QUEUED_CHARS) {
+        this.left++;
+        continue;
+      }
+      const text = this.view(c);
+      this.queue.push({ hash: c.contentHash, text });
+      this.queuedChars += text.length;
     }
     this.wake?.();
   }
@@ -79,7 +89,9 @@ export class EarlyEmbedder {
           this.wake = undefined;
           continue;
         }
-        const step = this.queue.splice(0, STEP).filter((q) => !known.has(q.hash));
+        const taken = this.queue.splice(0, STEP);
+        for (const q of taken) this.queuedChars -= q.text.length;
+        const step = taken.filter((q) => !known.has(q.hash));
         if (step.length) {
           const vecs = await this.provider.embedDocuments(step.map((q) => q.text), this.signal);
           step.forEach((q, i) => this.pending.push({ contentHash: q.hash, vector: vecs[i]! }));
