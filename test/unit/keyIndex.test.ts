@@ -35,6 +35,16 @@ describe('read snapshot: key index over the snapshot\'s own UTF-8 columns (keyIn
     assert.ok(index.bytes <= 4 * 65_536, `slots at most half full: ${index.bytes} bytes`);
   });
 
+  it('indexes a list of strings, ASCII or not (KeyIndex.ofStrings: a vocabulary)', () => {
+    for (const words of [['parse', 'http', 'request', 'v', '2', ''], ['naïve', 'ünïcode', 'ascii', '✓', 'x']]) {
+      const index = KeyIndex.ofStrings(words);
+      assert.equal(index.size, words.length);
+      words.forEach((w, i) => assert.equal(index.get(w), i, w));
+      assert.equal(index.has('requests'), false);
+      assert.equal(index.get('pars'), undefined);
+    }
+  });
+
   it('does not index null rows', () => {
     const index = new KeyIndex([part(['a', null, 'b'], 0)]);
     assert.deepEqual(index.lookup('a'), [0]);

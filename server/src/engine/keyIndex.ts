@@ -64,11 +64,19 @@ export class KeyIndex {
   /** An index of `strings` (position: the string's index), their UTF-8 bytes packed into one buffer. */
   static ofStrings(strings: readonly string[]): KeyIndex {
     const encoder = new TextEncoder();
-    const encoded = strings.map((w) => encoder.encode(w));
     const offsets = new Int32Array(strings.length + 1);
-    encoded.forEach((b, i) => (offsets[i + 1] = offsets[i]! + b.length));
-    const values = new Uint8Array(offsets[strings.length]!);
-    encoded.forEach((b, i) => values.set(b, offsets[i]!));
+    const joined = strings.join('');
+    let values: Uint8Array;
+    if (/^[\x00-\x7f]*$/.test(joined)) {
+      // ASCII (a code model's vocabulary): a string's bytes are its characters, encoded at once
+      values = encoder.encode(joined);
+      strings.forEach((w, i) => (offsets[i + 1] = offsets[i]! + w.length));
+    } else {
+      const encoded = strings.map((w) => encoder.encode(w));
+      encoded.forEach((b, i) => (offsets[i + 1] = offsets[i]! + b.length));
+      values = new Uint8Array(offsets[strings.length]!);
+      encoded.forEach((b, i) => values.set(b, offsets[i]!));
+    }
     return new KeyIndex([{ start: 0, rows: strings.length, values, offsets, offset: 0, valid: () => true }]);
   }
 
