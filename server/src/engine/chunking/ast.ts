@@ -707,9 +707,15 @@ export function moduleName(path: string): string | undefined {
   return /^[A-Za-z_$][\w$]*$/.test(id) ? id : undefined;
 }
 
+/** The items in order without repeats or empty strings (a Set: a generated table's chunk names thousands). */
 function unique<T>(items: T[]): T[] {
+  const seen = new Set<T>();
   const out: T[] = [];
-  for (const i of items) if (i !== '' && !out.includes(i)) out.push(i);
+  for (const i of items) {
+    if (i === '' || seen.has(i)) continue;
+    seen.add(i);
+    out.push(i);
+  }
   return out;
 }
 

@@ -48,11 +48,12 @@ function typeConformances(n: Node): string[] {
 }
 
 function specNames(n: Node): string[] {
-  const out: string[] = [];
+  // a Set, not the list's `includes`: a generated const block names thousands
+  const out = new Set<string>();
   for (const spec of n.descendantsOfType(['var_spec', 'const_spec'])) {
-    for (const id of childrenOfType(spec, 'identifier')) if (!out.includes(id.text)) out.push(id.text);
+    for (const id of childrenOfType(spec, 'identifier')) out.add(id.text);
   }
-  return out;
+  return [...out];
 }
 
 export const go: LanguageDefinition = {
