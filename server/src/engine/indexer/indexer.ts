@@ -193,7 +193,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
 
   const records = await store.fileRecords();
   // An empty store (a first index, a full rebuild): paths written for the first time this run have no rows to
-  // delete, so their batches skip the chunk store's deletes (a scan of the growing table per batch).
+  // delete, so their batches skip the chunk and file tables' deletes (a scan of the growing table per batch).
   const storeWasEmpty = records.size === 0 && (await store.counts()).chunks === 0;
   const written = new Set<string>();
   const discovered = new Set(found.files.map((f) => f.path));
@@ -258,9 +258,11 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
       progress.chunksCreated += outcome.kind === 'indexed' ? outcome.chunks.length : 0;
     }
     lap('chunk');
+    // the paths that may have rows to replace (in an empty store, only those this run wrote already)
+    const rowsToReplace = storeWasEmpty ? replaced.filter((p) => written.has(p)) : replaced;
     if (replaced.length) {
       // LanceDB writes off the main thread: the lexical documents are built meanwhile (phase 'store' is the wait left)
-      const storeWrite = store.replacePaths(storeWasEmpty ? replaced.filter((p) => written.has(p)) : replaced, chunks);
+      const storeWrite = store.replacePaths(rowsToReplace, chunks);
       storeWrite.catch(() => undefined); // awaited below, where a failure is raised
       try {
         summary.chunksRemoved += lexical.removePaths(replaced);
@@ -276,7 +278,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
       options.onReplaced?.(replaced);
       if (chunks.length) options.onChunks?.(chunks);
     }
-    await store.putFiles([...fileRecords, ...touchOnly]);
+    await store.putFiles([...fileRecords, ...touchOnly], [...rowsToReplace, ...touchOnly.map((r) => r.path)]);
     lap('records');
     summary.chunksCreated += chunks.length;
     options.checkpoint?.batch(batch.map((f) => f.path), chunks.length, []);

@@ -307,15 +307,21 @@ export class ChunkStore {
     });
   }
 
-  async putFiles(records: readonly FileRecord[]): Promise<void> {
+  /**
+   * Writes these file records, replacing the records of their paths — or, with `replacing`, only of those paths (the
+   * caller knows the others have none: a first index's new files; deleting them would scan the growing table).
+   */
+  async putFiles(records: readonly FileRecord[], replacing?: readonly string[]): Promise<void> {
     if (!records.length) return;
-    await this.queue.run(() => this.writeFileRecords(records));
+    await this.queue.run(() => this.writeFileRecords(records, replacing));
   }
 
   /** Replaces these paths' file records (inside a queued write). */
-  private async writeFileRecords(records: readonly FileRecord[]): Promise<void> {
+  private async writeFileRecords(records: readonly FileRecord[], replacing?: readonly string[]): Promise<void> {
+    const replace = replacing && new Set(replacing);
     for (const group of batches(records, 500)) {
-      await this.files.delete(`path IN ${sqlList(group.map((r) => r.path))}`);
+      const stale = group.map((r) => r.path).filter((p) => !replace || replace.has(p));
+      if (stale.length) await this.files.delete(`path IN ${sqlList(stale)}`);
       await this.files.add(
         columnarTable(
           FILES_SCHEMA,
