@@ -54,8 +54,22 @@ describe('reliability: .quarry removed under a running MCP server (issue 20)', f
     }
     assert.ok('paths' in first && first.paths[0] === 'src/config3.ts', JSON.stringify(first));
 
-    // the server may still be writing there (its dense phase, a read snapshot's spill file): retry as `rm -rf` would be
-    rmSync(join(root, '.quarry'), { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+    // as a person would: once the server's first index run is over (its dense phase and git pass write there) …
+    for (let i = 0; i < 120; i++) {
+      const status = (await client.callTool({ name: 'index_status', arguments: {} })) as CallToolResult;
+      if ((status.structuredContent as { indexing_in_progress?: boolean } | undefined)?.indexing_in_progress === false) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    // … and again while a file is still being written (a read snapshot's spill file), as `rm -rf` run twice would
+    for (let attempt = 0; ; attempt++) {
+      try {
+        rmSync(join(root, '.quarry'), { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+        break;
+      } catch (e) {
+        if (attempt >= 20 || !['ENOTEMPTY', 'EBUSY', 'EPERM'].includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
     const answers: string[] = [];
     let recovered = false;
     for (let i = 0; i < 40 && !recovered; i++) {
