@@ -7,8 +7,8 @@
  * vector table (the cache by content hash) and embeds only the rest, so the vectors are the same either way.
  *
  * It never holds up the run: it works only when the event loop has nothing else to do (one batch of texts at a time,
- * a few milliseconds), keeps at most `MAX_QUEUED` chunks waiting (the rest are left to the dense phase), and on any
- * failure stops quietly, leaving what it did not embed to the dense phase, which reports the failure as it always has.
+ * a few milliseconds), keeps at most `MAX_QUEUED` texts (`MAX_QUEUED_CHARS` characters) waiting (the rest are left to
+ * the dense phase), and on any failure stops quietly, leaving what it did not embed to the dense phase, which reports the failure as it always has.
  * Long-running processes do not use it (their memory target leaves no room for the queue and the early writes).
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -40,8 +40,6 @@ export class EarlyEmbedder {
   private readonly loop: Promise<void>;
   /** Vectors written. */
   embedded = 0;
-  /** Chunks offered while the queue was full (embedded by the dense phase). */
-  left = 0;
 
   constructor(
     private readonly store: ChunkStore,
@@ -60,10 +58,8 @@ export class EarlyEmbedder {
     for (const c of chunks) {
       if (this.seen.has(c.contentHash)) continue;
       this.seen.add(c.contentHash);
-      if (this.queue.length >= MAX_QUEUED || this.queuedChars >= MAX_QUEUED_CHARS) {
-        this.left++;
-        continue;
-      }
+      // a full queue leaves the chunk to the dense phase
+      if (this.queue.length >= MAX_QUEUED || this.queuedChars >= MAX_QUEUED_CHARS) continue;
       const text = this.view(c);
       this.queue.push({ hash: c.contentHash, text });
       this.queuedChars += text.length;

@@ -186,14 +186,20 @@ export class IndexRuns {
       provider?.embedsWhileIndexing && !ctx.longRunning && !options.lexicalOnly && !options.paths
         ? new EarlyEmbedder(store, provider, (c) => chunkView(c, provider), options.signal)
         : undefined;
-    const summary: EngineIndexSummary = await runIndex(
-      { root: ctx.root, config: ctx.config, store, lexical },
-      // a new generation starts empty (a resumed one goes on from what it committed): nothing to clear
-      // a long-running process keeps its chunking worker's memory low (peak memory matters more there than the
-      // second a replaced worker costs); a one-shot `quarry index` ends with the run
-      { ...options, full: pending ? false : options.full, renewWorkers: options.renewWorkers ?? ctx.longRunning, onReplaced: (paths) => paths.forEach((p) => replaced.add(p)), onChunks: early && ((chunks) => early.offer(chunks)) },
-    ).finally(() => early?.finish());
-    const embeddedEarly = early ? await early.finish() : 0;
+    let summary: EngineIndexSummary;
+    let embeddedEarly = 0;
+    try {
+      summary = await runIndex(
+        { root: ctx.root, config: ctx.config, store, lexical },
+        // a new generation starts empty (a resumed one goes on from what it committed): nothing to clear
+        // a long-running process keeps its chunking worker's memory low (peak memory matters more there than the
+        // second a replaced worker costs); a one-shot `quarry index` ends with the run
+        { ...options, full: pending ? false : options.full, renewWorkers: options.renewWorkers ?? ctx.longRunning, onReplaced: (paths) => paths.forEach((p) => replaced.add(p)), onChunks: early && ((chunks) => early.offer(chunks)) },
+      );
+    } finally {
+      // stops the early embedder (also when the run failed) and writes what it computed
+      embeddedEarly = (await early?.finish()) ?? 0;
+    }
     const previous = readStateIn(dir);
     const state: EngineState = { ...previous, lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0, settingsHash };
     // Until the git pass below completes, the next run must not trust the rows (a killed run leaves this false).

@@ -22,7 +22,7 @@ export async function compactWhenFragmented(table: lancedb.Table, minSmall = COM
 }
 
 /** LanceDB `optimize` (compaction, index update, versions older than a minute removed), retried on a commit conflict. */
-export async function optimizeRetryingConflicts(table: lancedb.Table): Promise<void> {
+async function optimizeRetryingConflicts(table: lancedb.Table): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
       await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
