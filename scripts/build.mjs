@@ -71,6 +71,25 @@ if (existsSync('client/src/extension.ts')) {
   await build({ ...common, entryPoints: ['client/src/extension.ts'], outfile: 'dist/extension.js' });
 }
 chmodSync('dist/cli.js', 0o755);
+// The o200k_base rank table as a binary image (server/src/engine/tokenize/tokenCount.ts RANK_TABLE_FILE): every process
+// that counts tokens reads it in milliseconds instead of parsing gpt-tokenizer's 3.6 MB .tiktoken text (issue 21).
+{
+  const { execFileSync } = await import('node:child_process');
+  const { rmSync } = await import('node:fs');
+  // inside dist/, so that it resolves gpt-tokenizer from this checkout's node_modules
+  const script = `dist/.rank-table-${process.pid}.cjs`;
+  await build({
+    ...common,
+    sourcemap: false,
+    stdin: { contents: "require('./server/src/engine/tokenize/tokenCount').writeRankTable(process.argv[2]);", resolveDir: process.cwd(), loader: 'ts' },
+    outfile: script,
+  });
+  try {
+    execFileSync(process.execPath, [script, 'dist/o200k_base.ranks'], { stdio: 'inherit' });
+  } finally {
+    rmSync(script, { force: true });
+  }
+}
 // In-editor tests (test-electron layout): each file compiled on its own, `vscode` and `mocha` resolved at run time.
 if (existsSync('test/e2e/suite/index.ts')) {
   const { readdirSync } = await import('node:fs');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Engine } from '../../../server/src/engine/engine';
 import { POOL_MIN_FILES } from '../../../server/src/engine/indexer/chunkPool';
@@ -175,6 +175,44 @@ describe('Go implicit interfaces: incremental re-indexing', function () {
     assert.deepEqual(await readerImplementers(), ['FileSource', 'SizedReader'], 'MemorySource and CountingSource (promoted) lose Close');
     await engine.setBuffer('storage/methods.go', null);
     assert.deepEqual(await readerImplementers(), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
+  });
+});
+
+describe('Go implicit interfaces: the facts kept for the next process', function () {
+  this.timeout(120_000);
+  it('a new engine parses only the changed file, finds the same rows; a damaged facts file only costs a parse', async () => {
+    const root = copyFixture('go-implicit');
+    try {
+      let engine = await Engine.open(root, { embedding: null, reranker: null });
+      const cold = await engine.index();
+      const goFiles = cold.derivedConformances?.go?.filesRead ?? 0;
+      assert.ok(goFiles >= 3, JSON.stringify(cold.derivedConformances));
+      await engine.close();
+      const saved = readdirSync(join(root, '.quarry'), { recursive: true }).map(String).find((f) => f.endsWith('go-facts.json'));
+      assert.ok(saved, 'the facts are saved in the index folder');
+
+      // another process (a new engine: nothing in memory) after one file changed: one file parsed, same answer
+      const methods = join(root, 'storage', 'methods.go');
+      writeFileSync(methods, readFileSync(methods, 'utf8') + '\n// Flush does nothing.\nfunc (f FileSource) Flush() {}\n');
+      engine = await Engine.open(root, { embedding: null, reranker: null });
+      const one = await engine.index();
+      assert.equal(one.derivedConformances?.go?.filesRead, 1, JSON.stringify(one.derivedConformances));
+      assert.equal(one.derivedConformances?.go?.rows, cold.derivedConformances?.go?.rows);
+      assert.deepEqual(implementers((await engine.search('what implements Reader', { limit: 20 })).matches), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
+      await engine.close();
+
+      // a damaged file is ignored: every file is parsed again, the rows are the same, and a good file is written
+      writeFileSync(join(root, '.quarry', saved), '{"version": 1, "files": [["storage/types.go", ');
+      writeFileSync(methods, readFileSync(methods, 'utf8') + '\n// Sync does nothing.\nfunc (f FileSource) Sync() {}\n');
+      engine = await Engine.open(root, { embedding: null, reranker: null });
+      const repaired = await engine.index();
+      assert.equal(repaired.derivedConformances?.go?.filesRead, goFiles, JSON.stringify(repaired.derivedConformances));
+      assert.equal(repaired.derivedConformances?.go?.rows, cold.derivedConformances?.go?.rows);
+      await engine.close();
+      assert.doesNotThrow(() => JSON.parse(readFileSync(join(root, '.quarry', saved), 'utf8')));
+    } finally {
+      removeDir(root);
+    }
   });
 });
 

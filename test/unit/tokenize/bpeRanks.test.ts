@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BpeRanks } from '../../../server/src/engine/tokenize/bpeRanks';
-import { O200K_PATTERN, o200kTablePath } from '../../../server/src/engine/tokenize/tokenCount';
+import { O200K_PATTERN, o200kTablePath, RANK_TABLE_FILE } from '../../../server/src/engine/tokenize/tokenCount';
 import { REPO_ROOT } from '../../support/workspace';
 
 // the oracle: gpt-tokenizer's own o200k encoder, over the same table
@@ -58,5 +58,28 @@ describe('BPE rank table (bpeRanks.ts)', () => {
     assert.throws(() => BpeRanks.fromTiktoken('IQ== 0\nnot-a-table\n'), /line 2/);
     assert.throws(() => BpeRanks.fromTiktoken('IQ== zero\n'), /line 1/);
     assert.throws(() => BpeRanks.fromTiktoken('I*Q== 0\n'), /line 1/);
+  });
+
+  it('writes a binary image that reads back as the same table, and refuses a damaged one', () => {
+    const image = table.toBinary();
+    // a Buffer from a file may start at any offset of a shared pool: read back from an unaligned copy
+    const unaligned = Buffer.alloc(image.length + 3).subarray(3);
+    unaligned.set(image);
+    const back = BpeRanks.fromBinary(unaligned);
+    assert.equal(back.size, table.size);
+    const text = readFileSync(join(REPO_ROOT, 'server', 'src', 'engine', 'tokenize', 'bpeRanks.ts'), 'utf8') + ' 東京都 😀 naïve';
+    for (const p of new Set(pieces(text))) assert.equal(back.countPiece(p), table.countPiece(p), JSON.stringify(p));
+    assert.deepEqual(BpeRanks.fromBinary(back.toBinary()).toBinary(), image);
+    assert.throws(() => BpeRanks.fromBinary(image.subarray(0, image.length - 4)), /truncated or inconsistent/);
+    assert.throws(() => BpeRanks.fromBinary(new Uint8Array(64)), /not a Quarry BPE rank table/);
+    const otherVersion = image.slice();
+    otherVersion[4] = 99;
+    assert.throws(() => BpeRanks.fromBinary(otherVersion), /format 99/);
+  });
+
+  it('the build writes the image the bundles read (dist/o200k_base.ranks) from this table', () => {
+    const built = join(REPO_ROOT, 'dist', RANK_TABLE_FILE);
+    assert.ok(existsSync(built), `${built} is missing: run npm run build`);
+    assert.deepEqual(new Uint8Array(readFileSync(built)), table.toBinary());
   });
 });

@@ -1,8 +1,8 @@
 /**
  * Embedding during the lexical phase (issue 21). In a one-shot `quarry index` on two cores the chunking worker is the
  * lexical phase's bottleneck and the indexing thread waits for it about half of the time; with a provider that embeds
- * on this thread in microseconds a text (`EmbeddingProvider.embedsWhileIndexing`: the static code model), the chunks
- * of each committed batch are embedded in that waiting time, a few dozen at a time between the run's own steps, and
+ * on this thread in microseconds a text (`EmbeddingProvider.embedsWhileIndexing`: the static code model), each file's
+ * chunks, as they arrive from the worker (in-process: each committed batch's), are embedded in that waiting time, a few dozen at a time between the run's own steps, and
  * their vectors written a window at a time. The dense phase after the lexical one (embedder.ts) then finds them in the
  * vector table (the cache by content hash) and embeds only the rest, so the vectors are the same either way.
  *
@@ -52,7 +52,10 @@ export class EarlyEmbedder {
     });
   }
 
-  /** A committed batch's chunks (those whose content is new to this run and has no vector are embedded). */
+  /**
+   * Chunks of the run (those whose content is new to this run and has no vector are embedded). A vector written for a
+   * chunk whose rows a failed run never wrote is only a cache entry by content hash: the next run uses it.
+   */
   offer(chunks: readonly Chunk[]): void {
     if (this.stopped) return;
     for (const c of chunks) {

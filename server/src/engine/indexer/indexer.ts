@@ -112,7 +112,10 @@ export interface IndexOptions {
   renewWorkers?: boolean;
   /** Receives the paths whose chunks each committed batch replaced (the git metadata pass recomputes them). */
   onReplaced?: (paths: readonly string[]) => void;
-  /** Receives each committed batch's new chunks (after their rows are written): the early embedder. */
+  /**
+   * Receives the run's new chunks: each file's as they arrive from a chunking worker, else each batch's after its rows
+   * are written (the early embedder: a vector for content whose rows are not written yet is only an early cache entry).
+   */
   onChunks?: (chunks: readonly Chunk[]) => void;
   /** Receives each committed batch (the FR-034 checkpoint). */
   checkpoint?: { batch(paths: string[], chunks: number, errors: string[]): void; tick(): void };
@@ -235,6 +238,15 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     const replaced: string[] = [];
     const touchOnly: FileRecord[] = [];
     lap('finalize');
+    // One document at a time: the index keeps its postings, not its token lists (store/lexical/segment.ts
+    // SegmentBuilder). When a worker chunks the files, each file's documents are built as soon as its chunks arrive,
+    // beside the worker chunking the next ones (a one-batch run used to wait for the whole batch first); in-process,
+    // they are built while LanceDB writes the batch, below.
+    const streamed = prepared !== undefined;
+    const addLexical = (paths: string[], batchChunks: Chunk[]) => {
+      summary.chunksRemoved += lexical.removePaths(paths);
+      for (const c of batchChunks) lexical.add([lexicalDocForChunk(c)]);
+    };
     for (const [i, file] of batch.entries()) {
       options.checkpoint?.tick();
       progress.currentFile = file.path;
@@ -253,6 +265,12 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
           bump(summary.filesByLanguage, file.language);
           for (const c of outcome.chunks) bump(summary.chunksByKind, c.kind);
         }
+        if (streamed) {
+          lap('chunk');
+          addLexical([file.path], outcome.kind === 'indexed' ? outcome.chunks : []);
+          if (outcome.kind === 'indexed' && outcome.chunks.length) options.onChunks?.(outcome.chunks);
+          lap('lexical');
+        }
       }
       progress.filesProcessed++;
       progress.chunksCreated += outcome.kind === 'indexed' ? outcome.chunks.length : 0;
@@ -261,13 +279,11 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     // the paths that may have rows to replace (in an empty store, only those this run wrote already)
     const rowsToReplace = storeWasEmpty ? replaced.filter((p) => written.has(p)) : replaced;
     if (replaced.length) {
-      // LanceDB writes off the main thread: the lexical documents are built meanwhile (phase 'store' is the wait left)
+      // LanceDB writes off the main thread (phase 'store' is the wait left)
       const storeWrite = store.replacePaths(rowsToReplace, chunks);
       storeWrite.catch(() => undefined); // awaited below, where a failure is raised
       try {
-        summary.chunksRemoved += lexical.removePaths(replaced);
-        // one document at a time: the index keeps its postings, not its token lists (store/lexical/segment.ts SegmentBuilder)
-        for (const c of chunks) lexical.add([lexicalDocForChunk(c)]);
+        if (!streamed) addLexical(replaced, chunks);
         await lexical.commit();
         lap('lexical');
       } finally {
@@ -276,7 +292,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
       for (const p of replaced) written.add(p);
       lap('store');
       options.onReplaced?.(replaced);
-      if (chunks.length) options.onChunks?.(chunks);
+      if (chunks.length && !streamed) options.onChunks?.(chunks);
     }
     await store.putFiles([...fileRecords, ...touchOnly], [...rowsToReplace, ...touchOnly.map((r) => r.path)]);
     lap('records');

@@ -12,6 +12,11 @@
  */
 
 const EMPTY = 0;
+/** `toBinary`'s header: magic, version, token count, byte count, slot count, padding. */
+const HEADER = 32;
+const MAGIC = [0x51, 0x42, 0x50, 0x45]; // "QBPE"
+const BINARY_VERSION = 1;
+const align4 = (n: number): number => (n + 3) & ~3;
 
 export class BpeRanks {
   /** Reused scratch for a piece's UTF-8 bytes and its merge state (counting is synchronous). */
@@ -76,6 +81,66 @@ export class BpeRanks {
     const table = new BpeRanks(bytes.slice(0, at), starts.slice(0, n + 1), ranks.slice(0, n), new Int32Array(size));
     for (let i = 0; i < n; i++) table.insert(i);
     return table;
+  }
+
+  /**
+   * The table as one binary image (`fromBinary` reads it back without parsing or hashing): a 32-byte header — magic
+   * `QBPE`, format version, token count, byte count, slot count — then the bytes, starts, ranks and hash slots, each
+   * 4-byte aligned, little-endian. About 5 MB for o200k_base; `scripts/build.mjs` writes it next to the bundles so that
+   * a process that counts tokens does not parse the 3.6 MB `.tiktoken` text first (60–90 ms of every CLI run, issue 21).
+   */
+  toBinary(): Uint8Array {
+    const n = this.ranks.length;
+    const bytesLen = align4(this.bytes.length);
+    const size = HEADER + bytesLen + (n + 1) * 4 + n * 4 + this.slots.length * 4;
+    const out = new Uint8Array(size);
+    const view = new DataView(out.buffer);
+    out.set(MAGIC, 0);
+    view.setUint32(4, BINARY_VERSION, true);
+    view.setUint32(8, n, true);
+    view.setUint32(12, this.bytes.length, true);
+    view.setUint32(16, this.slots.length, true);
+    let at = HEADER;
+    out.set(this.bytes, at);
+    at += bytesLen;
+    for (const part of [this.starts, this.ranks, this.slots]) {
+      out.set(new Uint8Array(part.buffer, part.byteOffset, part.byteLength), at);
+      at += part.byteLength;
+    }
+    return out;
+  }
+
+  /**
+   * Reads `toBinary`'s image. The arrays are views of a copy of `data` (one allocation). Throws an Error saying what
+   * is wrong for anything else (another format, a truncated file, inconsistent sizes).
+   */
+  static fromBinary(data: Uint8Array): BpeRanks {
+    if (data.length < HEADER || MAGIC.some((b, i) => data[i] !== b)) throw new Error('not a Quarry BPE rank table (magic bytes differ)');
+    if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('the binary rank table is little-endian and this machine is not');
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    const version = view.getUint32(4, true);
+    if (version !== BINARY_VERSION) throw new Error(`rank table format ${version}, expected ${BINARY_VERSION}`);
+    const n = view.getUint32(8, true);
+    const byteCount = view.getUint32(12, true);
+    const slotCount = view.getUint32(16, true);
+    const bytesLen = align4(byteCount);
+    const expected = HEADER + bytesLen + (n + 1) * 4 + n * 4 + slotCount * 4;
+    if (n === 0 || slotCount < n || (slotCount & (slotCount - 1)) !== 0 || data.length !== expected) {
+      throw new Error(`rank table is truncated or inconsistent (${data.length} bytes, expected ${expected})`);
+    }
+    // a copy aligned for the typed arrays (a Buffer read from a file may start at any offset of a shared pool)
+    const own = new Uint8Array(data.length);
+    own.set(data);
+    let at = HEADER;
+    const bytes = own.subarray(at, at + byteCount);
+    at += bytesLen;
+    const starts = new Uint32Array(own.buffer, at, n + 1);
+    at += (n + 1) * 4;
+    const ranks = new Int32Array(own.buffer, at, n);
+    at += n * 4;
+    const slots = new Int32Array(own.buffer, at, slotCount);
+    if (starts[n] !== byteCount) throw new Error('rank table is inconsistent (token bytes do not add up)');
+    return new BpeRanks(bytes, starts, ranks, slots);
   }
 
   /** The rank of `buf[from .. to)` as one token, or -1 when it is none. */

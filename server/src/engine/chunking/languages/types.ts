@@ -112,6 +112,8 @@ export type DerivedFactsOffload = (files: DerivedFileChunks[]) => Promise<unknow
 
 /** The chunk store's methods a derived-conformance pass uses (`ChunkStore` has them). */
 export interface DerivedConformanceStore {
+  /** The store's folder, where a pass may keep what it derived for the next process (`ChunkStore` has it). */
+  readonly dir?: string;
   fileRecords(): Promise<Map<string, FileRecord>>;
   chunkColumns<C extends ScalarChunkColumn>(filter: ChunkColumnFilter, columns: readonly C[]): Promise<Array<Record<C, string | number>>>;
   conformancesOfKinds(kinds: readonly string[]): Promise<ConformanceRow[]>;
