@@ -44,8 +44,9 @@ describe('retrieve: the dense kNN overlaps the lexical search', () => {
   it('a description: embedding and kNN are asked before the lexical search, and both channels are fused', async () => {
     const calls: string[] = [];
     const r = await retrieve(context(calls, async () => new Float32Array([1, 0])), parseQuery('parse the configuration'), 10, () => true);
-    assert.deepEqual(calls.slice(0, 2), ['embed', 'lexical'], 'the embedding starts first; the kNN follows it off the main thread');
-    assert.ok(calls.includes('nearest'));
+    // the kNN is asked before the synchronous lexical search, so that LanceDB searches beside it (it used to be asked
+    // after: the embedding's promise resolved only once the lexical search had returned)
+    assert.deepEqual(calls, ['embed', 'nearest', 'lexical']);
     assert.deepEqual(r.strategy, ['HYBRID_SEARCH']);
     assert.deepEqual(new Set(r.candidates.map((c) => c.id)), new Set(['a', 'b', 'c']));
     assert.deepEqual(r.warnings, []);

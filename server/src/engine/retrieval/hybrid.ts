@@ -73,6 +73,11 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
     return { vec, near: await timedOp(() => dense.vectors.nearest(vec, cfg.denseTopK), ctx.timings?.vectorStore) };
   };
   const early = denseOn && q.form !== 'identifier' ? settle(nearestOf(ctx.dense!)) : undefined;
+  // The embedding resolves in a later microtask, and only then is the kNN asked for: one turn of the event loop lets
+  // that happen before the (synchronous) lexical search, so that LanceDB searches beside it instead of after it (a
+  // local model: microseconds; a remote one: its request is on its way meanwhile). At 96k chunks the kNN took 8 ms
+  // after a 5 ms lexical search.
+  if (early) await new Promise<void>((r) => setImmediate(r));
   const { hits, matched } = ctx.lexical.search(lexicalTerms(q, ctx.bm25.fieldWeights, ctx.bm25.functionWordWeight), k1, ctx.bm25, accept);
 
   // A bare identifier that names a definition keeps BM25's order, so it needs no dense channel at all.
