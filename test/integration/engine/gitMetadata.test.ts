@@ -9,7 +9,8 @@ import { Engine } from '../../../server/src/engine/engine';
 import { defaultConfig, type QuarryConfig } from '../../../server/src/engine/config/schema';
 import { ChunkStore, type ChunkGitRow } from '../../../server/src/engine/store/chunkStore';
 import { resolveGeneration } from '../../../server/src/engine/store/generations';
-import { refreshGitMetadata, type GitRefreshOptions } from '../../../server/src/engine/indexer/gitMetadata';
+import { prefetchHistory, refreshGitMetadata, type GitRefreshOptions, type HistoryPrefetch } from '../../../server/src/engine/indexer/gitMetadata';
+import { HISTORY_MIN_FILES } from '../../../server/src/engine/git/metadata';
 import { requireSystemTool } from '../../support/systemTool';
 import { fakeGit, isolatedGitEnv, removeGitHomes, TestRepo } from '../../support/gitRepo';
 import { removeDir, tempDir, writeFiles } from '../../support/workspace';
@@ -242,6 +243,57 @@ describe('git metadata pass over a real index', function () {
       }
     } finally {
       await e.close();
+    }
+  });
+});
+
+describe('git metadata: the history replay started with the run (prefetchHistory)', function () {
+  this.timeout(180_000);
+  it('gives the rows a replay after the run gives; a HEAD that moved meanwhile is replayed again', async () => {
+    requireSystemTool('git', 'git');
+    const repo = TestRepo.init();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < HISTORY_MIN_FILES + 6; i++) files[`src/m${i}.py`] = `def f${i}(x):\n    return x + ${i}\n\n\ndef g${i}(x):\n    return x * ${i}\n`;
+    repo.commit('first', D1, files);
+    repo.commit('second', D2, { 'src/m3.py': files['src/m3.py']!.replace('return x * 3', 'return x * 33') });
+    const engine = await Engine.open(repo.dir, { config: config(), embedding: null, reranker: null });
+    const store = (await ChunkStore.open(join(repo.dir, '.quarry'))).store;
+    try {
+      await engine.index(NO_GIT);
+      const rows = async () => {
+        const spans = await store.chunkSpansOf();
+        return (await store.gitRowsOf(spans.map((sp) => sp.id))).map((r) => `${r.chunkId} ${r.status} ${r.commits} ${r.lastModifiedMs}`).sort();
+      };
+      const pass = (prefetched?: HistoryPrefetch) => refreshGitMetadata(store, repo.dir, { config: ON, env: repo.env, prefetched });
+
+      const early = await pass(prefetchHistory(repo.dir, { env: repo.env }));
+      assert.equal(early.history, 'prefetched');
+      const withPrefetch = await rows();
+      await store.clearGitRows();
+      const late = await pass();
+      assert.equal(late.history, 'replayed');
+      assert.deepEqual(withPrefetch, await rows());
+      assert.ok(withPrefetch.some((r) => r.endsWith(` 2 ${ms(D2)}`)), 'm3.py\'s g3 counts both commits');
+
+      // a commit lands after the replay started: the pass sees another HEAD and replays it itself
+      const stale = prefetchHistory(repo.dir, { env: repo.env });
+      await stale.result;
+      repo.commit('third', D3, { 'src/m5.py': files['src/m5.py']!.replace('return x + 5', 'return x + 55') });
+      await engine.index(NO_GIT);
+      await store.clearGitRows();
+      const moved = await pass(stale);
+      assert.equal(moved.history, 'replayed');
+      assert.ok((await rows()).some((r) => r.endsWith(` 2 ${ms(D3)}`)), 'm5.py\'s f5 counts the third commit');
+
+      // the engine starts the replay with a run that attributes every file (here a full rebuild)
+      const full = await engine.index({ full: true });
+      assert.equal(full.git?.history, 'prefetched', JSON.stringify(full.git));
+      assert.equal(full.git?.filesRefreshed, HISTORY_MIN_FILES + 6);
+    } finally {
+      await store.close();
+      await engine.close();
+      removeDir(repo.dir);
+      removeGitHomes();
     }
   });
 });

@@ -89,16 +89,22 @@ export const HISTORY_MIN_FILES = 24;
  * The history replay for `paths` (workspace-relative, tracked), checked against their line counts on disk; null
  * (after a logged warning) when git failed, so that the caller blames file by file. Throws only when `signal` aborts.
  */
-export async function prepareHistory(root: string, paths: readonly string[], options: Pick<GitRunOptions, 'gitPath' | 'env' | 'signal'> = {}): Promise<LineHistory | null> {
+export async function prepareHistory(
+  root: string,
+  paths: readonly string[],
+  options: Pick<GitRunOptions, 'gitPath' | 'env' | 'signal'> = {},
+  /** A replay of the same HEAD made earlier (indexer/gitMetadata.ts `prefetchHistory`): only checked here. */
+  replayed?: LineHistory,
+): Promise<LineHistory | null> {
   const log = logger('indexer');
   const started = Date.now();
   try {
-    const history = await replayHistory(root, options);
+    const history = replayed ?? (await replayHistory(root, options));
     const mismatched = await verifyLineCounts(root, history, paths);
     log.info(
       {
         operation: 'git_history', duration_ms: Date.now() - started,
-        context: { root, commits: history.commits.length - 1, files: history.files.size, bytes: history.bytes, unreliable: history.unreliable.size, mismatched: mismatched.length },
+        context: { root, commits: history.commits.length - 1, files: history.files.size, bytes: history.bytes, unreliable: history.unreliable.size, mismatched: mismatched.length, prefetched: replayed !== undefined },
       },
       'git history replayed',
     );

@@ -7,10 +7,11 @@ import { existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { ChunkStore, quarantineVectorTable, STORE_SCHEMA_VERSION } from '../store/chunkStore';
 import { VectorTableDamagedError } from '../store/vectorStore';
+import type { LexicalIndex } from '../store/lexical/lexicalIndex';
 import { generationDir, nextGenerationName, pointerStamp, removeGeneration, sweepGenerations, vectorDir, writePointer } from '../store/generations';
 import { environmentCause } from '../store/storeErrors';
 import { IndexOptions, IndexSummary, runIndex } from './indexer';
-import { refreshGitMetadata, type GitRefreshSummary } from './gitMetadata';
+import { prefetchHistory, refreshGitMetadata, type GitRefreshSummary, type HistoryPrefetch } from './gitMetadata';
 import { acquireIndexLock, markLockRebuild } from './lock';
 import { LEXICAL_ANALYZER } from './lexicalDoc';
 import { backfillEmbeddings, EmbedProgress, EmbedSummary } from './embedder';
@@ -179,6 +180,27 @@ export class IndexRuns {
     const dir = pending?.generation.dir ?? ctx.generation.dir;
     if (!pending) await repairLexical(ctx.store, ctx.lexical);
     const replaced = new Set<string>();
+    // A run whose git pass will attribute every file (no HEAD recorded: a first index, a full rebuild) starts the
+    // history replay now, beside the lexical phase (gitMetadata.ts prefetchHistory).
+    const previousHead = options.full ? undefined : readStateIn(dir)?.gitHead;
+    const prefetched =
+      !options.skipGit && !options.paths && ctx.config.git.metadata && previousHead === undefined ? prefetchHistory(ctx.root) : undefined;
+    try {
+      return await this.runPhases(options, pending, settingsHash, checkpoint, { store, lexical, dir, replaced, previousHead, prefetched });
+    } finally {
+      prefetched?.cancel();
+    }
+  }
+
+  private async runPhases(
+    options: EngineIndexOptions,
+    pending: OpenedIndex | undefined,
+    settingsHash: string,
+    checkpoint: CheckpointWriter | undefined,
+    run: { store: ChunkStore; lexical: LexicalIndex; dir: string; replaced: Set<string>; previousHead: string | undefined; prefetched: HistoryPrefetch | undefined },
+  ): Promise<EngineIndexSummary> {
+    const ctx = this.ctx;
+    const { store, lexical, dir, replaced } = run;
     // A one-shot run embeds committed chunks while it waits for the chunking worker, with a provider fast enough to
     // embed on this thread (earlyEmbedder.ts); the dense phase below embeds the rest.
     const provider = ctx.embedding;
@@ -230,8 +252,8 @@ export class IndexRuns {
     if (!options.signal?.aborted && !options.skipGit) {
       try {
         const git = await refreshGitMetadata(store, ctx.root, {
-          paths: [...replaced], previousHead: options.full ? undefined : previous?.gitHead, signal: options.signal, config: ctx.config.git,
-          quick: !options.full && previous?.gitClean === true,
+          paths: [...replaced], previousHead: run.previousHead, signal: options.signal, config: ctx.config.git,
+          quick: !options.full && previous?.gitClean === true, prefetched: run.prefetched,
         });
         summary.git = git;
         state.gitHead = git.head;
