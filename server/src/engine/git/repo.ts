@@ -42,14 +42,17 @@ export async function openGitWorkspace(root: string, options: GitRunOptions = {}
     // Inside a .git folder or a bare repository: nothing there is a work tree file.
     return { state: 'none', root };
   }
+  // the tracked set and HEAD at once (two git processes side by side: a re-index after one file waits for each)
+  const headAsked = currentHead(root, options);
   let tracked: Set<string>;
   try {
     tracked = await trackedFiles(root, options);
   } catch (e) {
+    await headAsked.catch(() => undefined);
     if (e instanceof GitError && e.kind === 'aborted') throw e;
     return { state: 'unavailable', root, reason: (e as Error).message };
   }
-  const head = await currentHead(root, options);
+  const head = await headAsked;
   return { state: 'repo', root, toplevel, prefix, head, tracked };
 }
 
