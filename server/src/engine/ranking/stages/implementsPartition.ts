@@ -3,6 +3,8 @@
  *  1. the implementations — type declarations, extensions and impl blocks that conform to X (declared in their
  *     header, or proven by the conformance index: Go method sets) — come first, in score order, the direct ones
  *     before those that conform through a sub-interface or a superclass;
+ *     (for a qualified X, `Faraday::Middleware`, a conformer whose written supertype resolves to a nearer declaration
+ *     of the same name conforms through it, or not at all: `resolveQualified`);
  *  2. X's own definition is kept in the top 3 of that first group, never above its best implementation (it is
  *     context, not an answer: "implementers first, protocol in the top 3");
  *  3. everything else (the implementations' members, usage sites, ...) follows in score order.
@@ -35,13 +37,82 @@ export function isDefinitionOf(c: Candidate, name: string): boolean {
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
+/** A name's segments, lower-case, whatever the language writes between them (`Faraday::Middleware`, `io.Reader`, `A\\B`). */
+export const segmentsOf = (name: string): string[] =>
+  name
+    .replace(/<.*$/s, '')
+    .split(/\.|::|\\|\//)
+    .filter(Boolean)
+    .map((s) => s.toLowerCase());
+
+/** Whether `name` ends with the segments of `suffix` (`faraday.response.middleware` ends with `response.middleware`). */
+const endsWithSegments = (name: string[], suffix: string[]): boolean =>
+  suffix.length <= name.length && suffix.every((s, i) => name[name.length - suffix.length + i] === s);
+
+/**
+ * A qualified target ("classes that extend Faraday::Middleware") may share its last name with other declarations: a
+ * conformer whose supertype is written `Middleware` inside `Faraday::Response`, where a `Middleware` is declared too,
+ * extends `Faraday::Response::Middleware`. The written name is looked up from the conformer's enclosing scope outward
+ * (lexical nesting: how Ruby, C#, C++, Java's nested classes and Swift resolve it, and PHP within its namespace) among
+ * the candidates' declarations of that name. A conformer that resolves to another declaration conforms through it
+ * when that one implements the target (it follows the direct implementations), else it is no implementation of the
+ * target. Nothing changes for an unqualified target, or when no nearer declaration is among the candidates.
+ */
+function resolveQualified(target: string, name: string, candidates: Candidate[], impls: Candidate[]): Candidate[] {
+  const wanted = segmentsOf(target);
+  if (wanted.length < 2) return impls;
+  const declared = new Map<string, Candidate>();
+  for (const c of candidates) {
+    const chunk = c.chunk;
+    if (!chunk || !TYPE_DECLARATION_KINDS.has(chunk.kind) || chunk.kind === 'extension' || chunk.name.toLowerCase() !== name) continue;
+    const key = segmentsOf(chunk.symbol).join('.');
+    if (!declared.has(key)) declared.set(key, c);
+  }
+  const out: Candidate[] = [];
+  for (const c of impls) {
+    const chunk = c.chunk!;
+    const written = chunk.conformances.map(segmentsOf).find((s) => s[s.length - 1] === name);
+    if (!written || c.conformsVia !== undefined) {
+      out.push(c);
+      continue;
+    }
+    const scope = segmentsOf(chunk.symbol).slice(0, -1);
+    let resolved: string[] | undefined;
+    for (let i = scope.length; i >= 0 && !resolved; i--) {
+      const key = [...scope.slice(0, i), ...written];
+      const hit = declared.get(key.join('.'));
+      if (hit && hit !== c) resolved = key;
+    }
+    if (!resolved || endsWithSegments(resolved, wanted)) {
+      out.push(c);
+      continue;
+    }
+    const via = declared.get(resolved.join('.'))!;
+    if (impls.includes(via)) {
+      c.conformsVia = via.chunk!.symbol;
+      c.explanation.push(`extends ${via.chunk!.symbol} (the nearer ${chunk.conformances.find((x) => segmentsOf(x).join('.') === written.join('.'))}), which implements ${target}`);
+      out.push(c);
+    } else {
+      c.explanation.push(`extends ${via.chunk!.symbol} (the nearer ${lastSegment(target)}), not ${target}`);
+    }
+  }
+  return out;
+}
+
 export const implementsPartitionStage: Stage = {
   name: 'implements-partition',
   apply(ctx, candidates) {
     const t = ctx.query.target;
     if (t?.relation !== 'implementations') return candidates;
     const name = lastSegment(t.name).toLowerCase();
-    const impls = candidates.filter((c) => isImplementation(c, name));
+    // a qualified target's own declaration (Faraday::Response::Middleware, which itself extends Faraday::Middleware):
+    // the definition, never one of its implementations
+    const wanted = segmentsOf(t.name);
+    const ownDecl =
+      wanted.length >= 2
+        ? candidates.find((c) => !!c.chunk && TYPE_DECLARATION_KINDS.has(c.chunk.kind) && c.chunk.kind !== 'extension' && endsWithSegments(segmentsOf(c.chunk.symbol), wanted))
+        : undefined;
+    const impls = resolveQualified(t.name, name, candidates, candidates.filter((c) => c !== ownDecl && isImplementation(c, name)));
     if (!impls.length) return candidates;
     // indirect implementations (through a sub-interface or a superclass) follow the direct ones
     const direct = impls.filter((c) => c.conformsVia === undefined);
@@ -55,7 +126,7 @@ export const implementsPartitionStage: Stage = {
     }
     const defs = candidates.filter((c) => isDefinitionOf(c, name));
     // an interface/protocol/trait is what can be implemented (io.Reader over textproto.Reader, a struct)
-    const def = defs.find((c) => PROTOCOL_KINDS.has(c.chunk!.kind)) ?? defs[0];
+    const def = ownDecl ?? defs.find((c) => PROTOCOL_KINDS.has(c.chunk!.kind)) ?? defs[0];
     const first = new Set([...impls, ...(def ? [def] : [])]);
     for (const c of candidates) {
       const g = c.group ?? 0;
