@@ -148,6 +148,21 @@ describe('Go implicit interfaces: incremental re-indexing', function () {
     assert.deepEqual(await readerImplementers(), ['CountingSource', 'MemorySource', 'PartialSource', 'SizedReader']);
   });
 
+  it('a save that changes no declaration (a method body) reuses the last join; a changed signature does not', async () => {
+    const original = readFileSync(methodsPath(), 'utf8');
+    const body = original.replace('func (f FileSource) Close() error {\n\treturn nil\n}', 'func (f FileSource) Close() error {\n\tf.done = true\n\treturn nil\n}');
+    assert.notEqual(body, original, 'the fixture has FileSource.Close');
+    writeFileSync(methodsPath(), body);
+    const s = await engine.updateFiles(['storage/methods.go']);
+    assert.equal(s.derivedConformances?.go?.joinReused, true, JSON.stringify(s.derivedConformances?.go));
+    assert.deepEqual(await readerImplementers(), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
+
+    writeFileSync(methodsPath(), body.replace('func (f FileSource) Close() error {', 'func (f FileSource) Close(force bool) error {'));
+    const changed = await engine.updateFiles(['storage/methods.go']);
+    assert.equal(changed.derivedConformances?.go?.joinReused, undefined);
+    assert.deepEqual(await readerImplementers(), ['CountingSource', 'MemorySource', 'SizedReader'], 'Close(bool) is not Close()');
+  });
+
   it('deleting the file with the methods removes every implicit conformance; a full re-index restores them', async () => {
     rmSync(methodsPath());
     const s = await engine.index();

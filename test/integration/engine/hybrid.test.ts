@@ -117,6 +117,27 @@ describe('hybrid retrieval with a real ONNX embedder (generated tiny model)', fu
     }
   });
 
+  it('a save embeds its own chunks, and what a --lexical-only run left without vectors before it', async () => {
+    await engine.index();
+    // a keyword-only run adds a function without its vector
+    writeFiles(root, { 'src/canvas.ts': FILES['src/canvas.ts'] + '\n/** Paint a blue square. */\nexport function drawSquare(ctx: Ctx): void {\n  ctx.fill();\n}\n' });
+    const lexicalOnly = await engine.index({ lexicalOnly: true });
+    assert.equal(lexicalOnly.embedding, undefined);
+    // then one file is saved: the phase looks further than that file, since a run since the last one left chunks unembedded
+    writeFiles(root, { 'src/net.go': FILES['src/net.go'] + '\n// Close ends the http session.\nfunc Close() {}\n' });
+    const save = await engine.updateFiles(['src/net.go']);
+    // Close (the saved file's new function) and drawSquare (left by the keyword-only run)
+    assert.equal(save.embedding?.embedded, 2, JSON.stringify(save.embedding));
+    // everything has a vector now: the next save looks at its own file's chunks only and embeds its new one
+    writeFiles(root, { 'src/session.rb': FILES['src/session.rb'] + '\n# End the user session.\ndef logout(user)\n  session.drop(user)\nend\n' });
+    const next = await engine.updateFiles(['src/session.rb']);
+    assert.equal(next.embedding?.missing, 1, JSON.stringify(next.embedding));
+    assert.equal(next.embedding?.embedded, 1);
+    const res = await engine.search('paint a blue square', { limit: 3 });
+    assert.deepEqual(res.search_strategy, ['HYBRID_SEARCH']);
+    assert.equal(res.warnings.length, 0, res.warnings.join('\n'));
+  });
+
   it('search works on the lexical index before anything is embedded, and says so', async () => {
     await engine.index({ lexicalOnly: true });
     const res = await engine.search('draw a red circle', { limit: 3 });

@@ -41,6 +41,11 @@ export interface EmbedOptions {
   batchSize?: number;
   /** Chunks read from the store, and vectors written, per window (default 512). */
   windowSize?: number;
+  /**
+   * Only the chunks of these paths (a run over a few files, when no vector was missing before it: a save no longer
+   * reads the content hash of every chunk of the index, 50 ms at 96k chunks); default every chunk.
+   */
+  paths?: readonly string[];
 }
 
 export async function backfillEmbeddings(
@@ -52,7 +57,7 @@ export async function backfillEmbeddings(
   const started = Date.now();
   const vectors = await store.vectors(provider.id, provider.dims);
   const known = await vectors.knownHashes();
-  const missing = await store.missingHashes(known);
+  const missing = await store.missingHashes(known, options.paths);
   const files = await store.fileRecords();
   // Newest (most recently edited) files first: what the user is working on gets semantic search first.
   missing.sort((a, b) => (files.get(b.path)?.mtimeMs ?? 0) - (files.get(a.path)?.mtimeMs ?? 0));

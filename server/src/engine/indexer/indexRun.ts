@@ -232,7 +232,12 @@ export class IndexRuns {
     writeStateIn(dir, state);
     // Dense phase: the lexical index is already committed and searchable.
     if (provider && !options.lexicalOnly && !options.signal?.aborted) {
-      summary.embedding = await this.embed(store, provider, options, summary.warnings);
+      // A run over some files, after runs that left no vector missing, looks at those files' chunks only. The last
+      // dense phase must have come after the last lexical one: a `--lexical-only` or interrupted run since then left
+      // chunks without vectors that its state does not count.
+      const last = previous?.embeddings?.[provider.id];
+      const complete = last?.remaining === 0 && previous?.lastIndexed !== undefined && last.at >= previous.lastIndexed;
+      summary.embedding = await this.embed(store, provider, options, summary.warnings, options.paths && complete ? [...replaced] : undefined);
       const e = summary.embedding;
       // what the lexical phase embedded was missing when the run started, not cached
       e.missing += embeddedEarly;
@@ -271,16 +276,16 @@ export class IndexRuns {
    * The dense phase. A vector table found damaged on open (the model's table is shared by every generation) is
    * quarantined — this run holds the index lock — and every chunk is embedded again.
    */
-  private async embed(store: ChunkStore, provider: EmbeddingProvider, options: EngineIndexOptions, warnings: string[]): Promise<EmbedSummary> {
-    const run = () => backfillEmbeddings(store, provider, (c) => chunkView(c, provider), { signal: options.signal, onProgress: options.onEmbedProgress });
+  private async embed(store: ChunkStore, provider: EmbeddingProvider, options: EngineIndexOptions, warnings: string[], paths?: readonly string[]): Promise<EmbedSummary> {
+    const run = (only: readonly string[] | undefined) => backfillEmbeddings(store, provider, (c) => chunkView(c, provider), { signal: options.signal, onProgress: options.onEmbedProgress, paths: only });
     try {
-      return await run();
+      return await run(paths);
     } catch (e) {
       if (!(e instanceof VectorTableDamagedError)) throw e;
       const moved = quarantineVectorTable(this.ctx.quarryDir, vectorDir(this.ctx.quarryDir), e.tableName);
       for (const s of new Set([store, this.ctx.store])) s.forgetVectors(provider.id, provider.dims);
       warnings.push(`${e.message}; it was moved to ${moved} and the code was embedded again.`);
-      return run();
+      return run(undefined); // the table is new: every chunk
     }
   }
 

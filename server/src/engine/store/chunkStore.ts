@@ -624,17 +624,23 @@ export class ChunkStore {
   }
 
   /** (content hash, path) of every chunk whose hash is not in `known` (distinct hashes). */
-  async missingHashes(known: ReadonlySet<string>): Promise<Array<{ contentHash: string; path: string }>> {
+  async missingHashes(known: ReadonlySet<string>, paths?: readonly string[]): Promise<Array<{ contentHash: string; path: string }>> {
     const out: Array<{ contentHash: string; path: string }> = [];
     const seen = new Set<string>();
-    for await (const rb of this.chunks.query().select(['content_hash', 'path']).limit(Number.MAX_SAFE_INTEGER)) {
-      const hashes = rb.getChild('content_hash');
-      const paths = rb.getChild('path');
-      for (let i = 0; i < rb.numRows; i++) {
-        const h = String(hashes?.get(i));
-        if (known.has(h) || seen.has(h)) continue;
-        seen.add(h);
-        out.push({ contentHash: h, path: String(paths?.get(i)) });
+    // every chunk, or those of some paths (a run over a few files: the btree on path, not a scan of the table)
+    const queries = paths
+      ? batches([...new Set(paths)], 200).map((group) => this.chunks.query().where(`path IN ${sqlList(group)}`))
+      : [this.chunks.query()];
+    for (const query of queries) {
+      for await (const rb of query.select(['content_hash', 'path']).limit(Number.MAX_SAFE_INTEGER)) {
+        const hashes = rb.getChild('content_hash');
+        const paths = rb.getChild('path');
+        for (let i = 0; i < rb.numRows; i++) {
+          const h = String(hashes?.get(i));
+          if (known.has(h) || seen.has(h)) continue;
+          seen.add(h);
+          out.push({ contentHash: h, path: String(paths?.get(i)) });
+        }
       }
     }
     return out;

@@ -129,6 +129,8 @@ export interface DerivedConformanceSummary {
   added: number;
   removed: number;
   durationMs: number;
+  /** The files read had the facts they had before (a body or comment edit): the last join's rows were reused. */
+  joinReused?: true;
 }
 
 // ---------- helpers shared by the language files ----------
