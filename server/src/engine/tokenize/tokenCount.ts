@@ -72,8 +72,9 @@ function load(): BpeRanks {
  */
 export const O200K_PATTERN = String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
 
-/** A text's count as the sum of its pieces' counts (each piece's count remembered). */
+/** A text's count as the sum of its pieces' counts (each piece's count remembered); ASCII text through the scanner. */
 function piecewise(text: string): number {
+  if (isAscii(text)) return countAscii(text);
   const re = split!;
   re.lastIndex = 0;
   let total = 0;
@@ -100,7 +101,6 @@ export function tokenTablesLoaded(): boolean {
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   ranks ??= load();
-  if (isAscii(text)) return countAscii(text);
   if (text.length <= SHORT) return remembered(text);
   let total = 0;
   let from = 0;
