@@ -74,6 +74,20 @@ describe('chunking: per-language metadata', () => {
     assert.equal(bySymbol(chunks, 'NewMemoryLedger').kind, 'function');
   });
 
+  it('go: a var or const declaration names its own specs, not the locals of a function literal it holds', async () => {
+    const src = 'package x\n\nvar (\n\ta = 1\n\tb, c = 2, 3\n)\n\n// f counts.\nvar f = func() int {\n\tvar inner = 5\n\tconst k = 1\n\treturn inner + k\n}\n\nconst (\n\tX = iota\n\tY\n)\n';
+    const chunks = await chunk('go', 'x.go', src, { minTokens: 1 });
+    const names = (first: string) => {
+      const c = chunks.find((x) => x.symbols.includes(first));
+      assert.ok(c, `${first}: ${chunks.map((x) => x.symbols.join('/')).join(', ')}`);
+      return c!.symbols;
+    };
+    assert.deepEqual([...names('a')].sort(), ['a', 'b', 'c']);
+    assert.deepEqual(names('f'), ['f']);
+    assert.deepEqual([...names('X')].sort(), ['X', 'Y']);
+    assert.ok(!chunks.some((c) => c.symbols.includes('inner') || c.symbols.includes('k')), 'a local of the literal is no declared name');
+  });
+
   it('rust: structs/enums/traits, impl blocks named by type with trait conformances', async () => {
     const chunks = await chunkFixture('engine/order_ledger.rs');
     assert.equal(bySymbol(chunks, 'FulfilmentState').kind, 'enum');
