@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { BpeRanks } from '../../../server/src/engine/tokenize/bpeRanks';
 import { O200K_PATTERN, o200kTablePath, RANK_TABLE_FILE } from '../../../server/src/engine/tokenize/tokenCount';
-import { REPO_ROOT } from '../../support/workspace';
+import { REPO_ROOT, removeDir, tempDir } from '../../support/workspace';
 
 // the oracle: gpt-tokenizer's own o200k encoder, over the same table
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -81,5 +82,27 @@ describe('BPE rank table (bpeRanks.ts)', () => {
     const built = join(REPO_ROOT, 'dist', RANK_TABLE_FILE);
     assert.ok(existsSync(built), `${built} is missing: run npm run build`);
     assert.deepEqual(new Uint8Array(readFileSync(built)), table.toBinary());
+  });
+
+  it('a bundle beside a good image counts without gpt-tokenizer installed; beside a damaged one it says what to do', async function () {
+    this.timeout(60_000);
+    const { build } = await import('esbuild');
+    const dir = tempDir('quarry-ranks-');
+    try {
+      // outside the repository: nothing resolves gpt-tokenizer from there (as in the .vsix, which leaves its files out)
+      await build({ entryPoints: [join(REPO_ROOT, 'server', 'src', 'engine', 'tokenize', 'tokenCount.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: join(dir, 'count.cjs'), logLevel: 'silent' });
+      const run = () => spawnSync(process.execPath, ['-e', `process.stdout.write(String(require(${JSON.stringify(join(dir, 'count.cjs'))}).countTokens('hello world, again')))`], { encoding: 'utf8', cwd: dir });
+      writeFileSync(join(dir, RANK_TABLE_FILE), table.toBinary());
+      const good = run();
+      assert.equal(good.status, 0, good.stderr);
+      assert.equal(Number(good.stdout), reference('hello world, again'));
+      writeFileSync(join(dir, RANK_TABLE_FILE), Buffer.from('QBPE but not really'));
+      const bad = run();
+      assert.notEqual(bad.status, 0);
+      assert.match(bad.stderr, /could not be read from its binary image \(.*not a Quarry BPE rank table.*\) nor from/);
+      assert.match(bad.stderr, /Reinstall Quarry/);
+    } finally {
+      removeDir(dir);
+    }
   });
 });

@@ -39,29 +39,33 @@ export function writeRankTable(path: string): void {
   writeFileSync(path, BpeRanks.fromTiktoken(readFileSync(o200kTablePath(), 'utf8')).toBinary());
 }
 
-/** The binary table beside this bundle, or undefined when there is none (a development checkout) or it is unusable. */
-function loadBinary(): BpeRanks | undefined {
+/**
+ * The binary table beside this bundle; undefined when there is none (a development checkout), or why it is unusable
+ * (the text table below is the source of truth: a damaged image only costs its parse, where the text is installed).
+ */
+function loadBinary(): BpeRanks | string | undefined {
   const path = join(__dirname, RANK_TABLE_FILE);
   if (!existsSync(path)) return undefined;
   try {
     return BpeRanks.fromBinary(readFileSync(path));
-  } catch {
-    return undefined; // the text table below is the source of truth: a damaged image only costs its parse
+  } catch (e) {
+    return `${path}: ${(e as Error).message}`;
   }
 }
 
 function load(): BpeRanks {
   split = new RegExp(O200K_PATTERN, 'gu');
   const binary = loadBinary();
-  if (binary) return binary;
+  if (binary instanceof BpeRanks) return binary;
   let path = 'gpt-tokenizer/data/o200k_base.tiktoken';
   try {
     path = o200kTablePath();
     return BpeRanks.fromTiktoken(readFileSync(path, 'utf8'));
   } catch (e) {
     throw new Error(
-      `Counting tokens (chunk sizes, response budgets) needs the o200k_base rank table, which could not be read from ${path}: ` +
-        `${(e as Error).message}. Reinstall Quarry (npm ci, or the extension) so that the gpt-tokenizer package's data folder is present.`,
+      `Counting tokens (chunk sizes, response budgets) needs the o200k_base rank table, which could not be read` +
+        `${binary ? ` from its binary image (${binary}) nor` : ''} from ${path}: ${(e as Error).message}. ` +
+        `Reinstall Quarry (npm ci and npm run build, or the extension) so that dist/${RANK_TABLE_FILE} or the gpt-tokenizer package's data folder is present.`,
     );
   }
 }
