@@ -289,6 +289,15 @@ describe('git metadata: the history replay started with the run (prefetchHistory
       const full = await engine.index({ full: true });
       assert.equal(full.git?.history, 'prefetched', JSON.stringify(full.git));
       assert.equal(full.git?.filesRefreshed, HISTORY_MIN_FILES + 6);
+      // a long-running door (the language server) replays after its phases: its memory target leaves no room for both
+      await engine.close();
+      const door = await Engine.open(repo.dir, { config: config(), embedding: null, reranker: null, longRunning: true });
+      try {
+        const doorFull = await door.index({ full: true });
+        assert.equal(doorFull.git?.history, 'replayed', JSON.stringify(doorFull.git));
+      } finally {
+        await door.close();
+      }
     } finally {
       await store.close();
       await engine.close();
