@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Engine } from '../../../server/src/engine/engine';
 import { defaultConfig } from '../../../server/src/engine/config/schema';
 import { tempDir, writeFiles, removeDir } from '../../support/workspace';
+import { POOL_MIN_FILES } from '../../../server/src/engine/indexer/chunkPool';
 
 const FILES = {
   'src/auth.py': `"""Authentication helpers."""\n\ndef authenticate_user(username, password):\n    """Check credentials and return the user."""\n    user = lookup_account(username)\n    if user is None:\n        return None\n    return user if verify_password(user, password) else None\n\n\ndef verify_password(user, password):\n    """Compare a password against the stored hash."""\n    return hash_secret(password) == user.password_hash\n`,
@@ -117,6 +118,33 @@ describe('incremental indexing (edit, rename, delete)', function () {
   it('the index folder ignores itself for git', async () => {
     await engine.index();
     assert.match(readFileSync(join(root, '.quarry', '.gitignore'), 'utf8'), /^\*$/m);
+  });
+});
+
+describe('incremental indexing through the chunking worker (64+ files: documents added as their chunks arrive)', function () {
+  this.timeout(120_000);
+  it("editing every file of a large run replaces each file's documents once: old words gone, new ones found, no duplicate", async () => {
+    const root = tempDir();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < POOL_MIN_FILES + 10; i++) files[`pkg/m${i}.py`] = `def handler_${i}(request):\n    # Answer with the legacy quokka payload.\n    return quokka_payload(request, ${i})\n`;
+    writeFiles(root, files);
+    const engine = await Engine.open(root, { embedding: null, reranker: null, longRunning: true });
+    try {
+      const first = await engine.index();
+      assert.equal(first.filesIndexed, POOL_MIN_FILES + 10);
+      for (const [p, text] of Object.entries(files)) writeFileSync(join(root, p), text.replace(/quokka/g, 'wombat'));
+      const again = await engine.index();
+      assert.equal(again.filesIndexed, POOL_MIN_FILES + 10);
+      assert.equal(again.chunksRemoved, first.chunksCreated, 'every old document removed once');
+      assert.equal((await engine.search('quokka', { limit: 200 })).matches.length, 0);
+      const now = await engine.search('wombat', { limit: 200 });
+      assert.equal(now.matches.length, POOL_MIN_FILES + 10);
+      assert.equal(new Set(now.matches.map((m) => m.content.chunk_id)).size, now.matches.length, 'no duplicate');
+      assert.equal((await engine.status()).chunks, first.totalChunks);
+    } finally {
+      await engine.close();
+      removeDir(root);
+    }
   });
 });
 

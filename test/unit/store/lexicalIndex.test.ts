@@ -51,6 +51,27 @@ describe('lexical index (segments, deletions, persistence)', () => {
     assert.ok(Math.abs(alpha.idf - idf(2, 1)) < 1e-12);
   });
 
+  it('new documents added before the old ones are removed (pending: false) replace them; a failed batch is discarded', async () => {
+    const ix = LexicalIndex.open(dir, 'test');
+    ix.add([doc('a1', 'a.ts', 'alpha'), doc('b1', 'b.ts', 'beta')]);
+    await ix.commit();
+    // the new version of a.ts comes in first (as from a chunking worker); searches still see the committed one
+    ix.add([doc('a1', 'a.ts', 'gamma delta')]);
+    assert.deepEqual(ix.search(body(['alpha']), 10, P).hits.map((h) => h.id), ['a1']);
+    assert.equal(ix.removePaths(['a.ts'], { pending: false }), 1, 'only the committed document');
+    await ix.commit();
+    assert.deepEqual(ix.search(body(['alpha']), 10, P).hits, []);
+    assert.deepEqual(ix.search(body(['gamma']), 10, P).hits.map((h) => h.id), ['a1']);
+    assert.deepEqual(ix.idsForPath('a.ts'), ['a1']);
+    // a batch that failed before its commit leaves nothing behind for the next one
+    ix.add([doc('c1', 'c.ts', 'epsilon')]);
+    ix.discardPending();
+    ix.add([doc('d1', 'd.ts', 'zeta')]);
+    await ix.commit();
+    assert.deepEqual(ix.search(body(['epsilon']), 10, P).hits, []);
+    assert.deepEqual(ix.search(body(['zeta']), 10, P).hits.map((h) => h.id), ['d1']);
+  });
+
   it('replaces a path\'s documents and keeps statistics right across commits and reopen', async () => {
     const ix = LexicalIndex.open(dir, 'test');
     ix.add([doc('a1', 'a.ts', 'alpha'), doc('a2', 'a.ts', 'alpha beta'), doc('b1', 'b.ts', 'beta')]);

@@ -240,40 +240,46 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     lap('finalize');
     // One document at a time: the index keeps its postings, not its token lists (store/lexical/segment.ts
     // SegmentBuilder). When a worker chunks the files, each file's documents are built as soon as its chunks arrive,
-    // beside the worker chunking the next ones (a one-batch run used to wait for the whole batch first); in-process,
-    // they are built while LanceDB writes the batch, below.
+    // beside the worker chunking the next ones (a one-batch run used to wait for the whole batch first), and the paths'
+    // old documents are removed just before the commit (searches meanwhile still find them); in-process, they are
+    // built while LanceDB writes the batch, below.
     const streamed = prepared !== undefined;
-    const addLexical = (paths: string[], batchChunks: Chunk[]) => {
-      summary.chunksRemoved += lexical.removePaths(paths);
+    const addLexical = (batchChunks: Chunk[]) => {
       for (const c of batchChunks) lexical.add([lexicalDocForChunk(c)]);
     };
-    for (const [i, file] of batch.entries()) {
-      options.checkpoint?.tick();
-      progress.currentFile = file.path;
-      const previous = recordOf(file.path);
-      const outcome = applyWork(file, previous, await (prepared?.[i] ?? prepareFile(fileJob(file, previous, target))), summary);
-      if (outcome.kind === 'unchanged') {
-        touchOnly.push(outcome.record);
-        summary.filesUnchanged++;
-      } else {
-        replaced.push(file.path);
-        touched.add(file.language);
-        fileRecords.push(outcome.record);
-        if (outcome.kind === 'indexed') {
-          chunks.push(...outcome.chunks);
-          summary.filesIndexed++;
-          bump(summary.filesByLanguage, file.language);
-          for (const c of outcome.chunks) bump(summary.chunksByKind, c.kind);
+    try {
+      for (const [i, file] of batch.entries()) {
+        options.checkpoint?.tick();
+        progress.currentFile = file.path;
+        const previous = recordOf(file.path);
+        const outcome = applyWork(file, previous, await (prepared?.[i] ?? prepareFile(fileJob(file, previous, target))), summary);
+        if (outcome.kind === 'unchanged') {
+          touchOnly.push(outcome.record);
+          summary.filesUnchanged++;
+        } else {
+          replaced.push(file.path);
+          touched.add(file.language);
+          fileRecords.push(outcome.record);
+          if (outcome.kind === 'indexed') {
+            chunks.push(...outcome.chunks);
+            summary.filesIndexed++;
+            bump(summary.filesByLanguage, file.language);
+            for (const c of outcome.chunks) bump(summary.chunksByKind, c.kind);
+          }
+          if (streamed) {
+            lap('chunk');
+            if (outcome.kind === 'indexed') addLexical(outcome.chunks);
+            if (outcome.kind === 'indexed' && outcome.chunks.length) options.onChunks?.(outcome.chunks);
+            lap('lexical');
+          }
         }
-        if (streamed) {
-          lap('chunk');
-          addLexical([file.path], outcome.kind === 'indexed' ? outcome.chunks : []);
-          if (outcome.kind === 'indexed' && outcome.chunks.length) options.onChunks?.(outcome.chunks);
-          lap('lexical');
-        }
+        progress.filesProcessed++;
+        progress.chunksCreated += outcome.kind === 'indexed' ? outcome.chunks.length : 0;
       }
-      progress.filesProcessed++;
-      progress.chunksCreated += outcome.kind === 'indexed' ? outcome.chunks.length : 0;
+    } catch (e) {
+      // documents added as files came in must not reach the next commit without their batch
+      if (streamed) lexical.discardPending();
+      throw e;
     }
     lap('chunk');
     // the paths that may have rows to replace (in an empty store, only those this run wrote already)
@@ -283,7 +289,9 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
       const storeWrite = store.replacePaths(rowsToReplace, chunks);
       storeWrite.catch(() => undefined); // awaited below, where a failure is raised
       try {
-        if (!streamed) addLexical(replaced, chunks);
+        // the old documents of the paths (with a worker, not the new ones added as they came)
+        summary.chunksRemoved += lexical.removePaths(replaced, { pending: !streamed });
+        if (!streamed) addLexical(chunks);
         await lexical.commit();
         lap('lexical');
       } finally {

@@ -191,7 +191,7 @@ export class LexicalIndex {
   }
 
   /** Marks every live document of these paths deleted (pending until commit). Returns how many. */
-  removePaths(paths: Iterable<string>): number {
+  removePaths(paths: Iterable<string>, options: { pending?: boolean } = {}): number {
     let removed = 0;
     for (const path of paths) {
       const list = this.byPath.get(path);
@@ -205,7 +205,8 @@ export class LexicalIndex {
         this.byPath.delete(path);
         this.dirty = true;
       }
-      if (this.pending?.removePath(path)) this.dirty = true;
+      // the documents added since the last commit too, unless told (`pending: false`: they are the paths' new ones)
+      if (options.pending !== false && this.pending?.removePath(path)) this.dirty = true;
     }
     return removed;
   }
@@ -215,6 +216,11 @@ export class LexicalIndex {
     this.pending ??= new SegmentBuilder();
     for (const doc of docs) this.pending.add(doc);
     this.dirty = true;
+  }
+
+  /** Drops the documents added since the last commit (a batch that failed before its commit). */
+  discardPending(): void {
+    this.pending = undefined;
   }
 
   /** Writes pending changes: a new segment (if any) and the manifest; merges when due. */
