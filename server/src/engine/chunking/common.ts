@@ -15,6 +15,7 @@ export interface DraftSymbol {
   end: number;
 }
 import { countTokens } from '../tokenize/tokenCount';
+import { isAscii } from '../tokenize/asciiPieces';
 
 /** Offsets into one file's text. All inputs are JS string (UTF-16 code unit) indices. */
 export class SourceText {
@@ -28,8 +29,7 @@ export class SourceText {
     const starts = [0];
     for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
     this.lineStarts = starts;
-    // eslint-disable-next-line no-control-regex
-    this.ascii = !/[^\x00-\x7f]/.test(text);
+    this.ascii = isAscii(text);
   }
 
   /** 1-based line of a string index. */

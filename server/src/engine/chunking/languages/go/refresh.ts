@@ -90,10 +90,6 @@ function saveFacts(dir: string, cache: Map<string, FactsEntry>): void {
   }
 }
 
-/**
- * Recomputes the implicit Go conformances of the whole index and writes the difference. `records` are the file
- * records after the run (read from the store when omitted).
- */
 /** Files whose chunks are read per store query when their facts are (re)computed. */
 const READ_BATCH = 500;
 /** Fewer stale files than this are parsed here even when an offload is offered (a worker round trip costs more). */
@@ -108,6 +104,10 @@ export async function goFactsOf(files: DerivedFileChunks[]): Promise<GoFileFacts
   return files.map((f) => goFileFacts(f.path, f.chunks as GoChunkRow[], parser, memo));
 }
 
+/**
+ * Recomputes the implicit Go conformances of the whole index and writes the difference. `records` are the file
+ * records after the run (read from the store when omitted).
+ */
 export async function refreshGoImplicitConformances(store: DerivedConformanceStore, records?: Map<string, FileRecord>, offload?: DerivedFactsOffload): Promise<DerivedConformanceSummary> {
   const started = Date.now();
   records ??= await store.fileRecords();
