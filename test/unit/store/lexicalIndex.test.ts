@@ -89,6 +89,39 @@ describe('lexical index (segments, deletions, persistence)', () => {
     assert.equal(reopened.search(body(['alpha']), 10, P).hits.length, 0);
   });
 
+  it('release drops the segments from memory and every later use reads them again, the same (issue 21)', async () => {
+    const ix = LexicalIndex.open(dir, 'test');
+    ix.add([doc('a1', 'a.ts', 'alpha'), doc('a2', 'a.ts', 'alpha beta'), doc('b1', 'b.ts', 'beta gamma')]);
+    // pending changes keep it loaded: they are not on disk yet
+    ix.release();
+    assert.equal(ix.isReleased, false);
+    await ix.commit();
+    const before = { hits: ix.search(body(['alpha', 'beta']), 10, P).hits, count: ix.documentCount, avg: ix.averageLength('body') };
+    ix.release();
+    assert.equal(ix.isReleased, true);
+    assert.deepEqual(ix.search(body(['alpha', 'beta']), 10, P).hits, before.hits);
+    assert.equal(ix.isReleased, false);
+    for (const use of [
+      () => assert.equal(ix.documentCount, before.count),
+      () => assert.equal(ix.averageLength('body'), before.avg),
+      () => assert.equal(ix.documentFrequency('body', 'beta'), 2),
+      () => assert.deepEqual(ix.idsForPath('a.ts'), ['a1', 'a2']),
+      () => assert.deepEqual(ix.allIds().sort(), ['a1', 'a2', 'b1']),
+    ]) {
+      ix.release();
+      use();
+    }
+    // a change after a release applies to what is on disk
+    ix.release();
+    assert.equal(ix.removePaths(['a.ts']), 2);
+    ix.add([doc('a3', 'a.ts', 'epsilon')]);
+    await ix.commit();
+    ix.release();
+    assert.deepEqual(ix.search(body(['epsilon']), 10, P).hits.map((h) => h.id), ['a3']);
+    assert.equal(ix.search(body(['alpha']), 10, P).hits.length, 0);
+    assert.equal(LexicalIndex.open(dir, 'test').documentCount, 2);
+  });
+
   it('merges segments and sweeps obsolete files', async () => {
     const ix = LexicalIndex.open(dir, 'test');
     for (let i = 0; i < 12; i++) {

@@ -22,6 +22,7 @@ import type { DerivedConformanceSummary } from '../chunking/languages/types';
 import { memoryFile, isMemoryPath } from './memorySources';
 import { prepareFile, type FileJob, type FileWork } from './fileWork';
 import { ChunkPool, POOL_MIN_FILES } from './chunkPool';
+import { releaseIndexingMemos, RELEASE_AFTER_CHUNKS } from '../indexingMemos';
 import { DEFAULT_BATCH_BYTES, sizedBatches } from '../batches';
 
 export interface IndexProgress {
@@ -110,6 +111,12 @@ export interface IndexOptions {
    * their peak memory; it costs a worker start, about half a second of CPU, per large file).
    */
   renewWorkers?: boolean;
+  /**
+   * Once the last batch is committed, drop the lexical index's segments from memory (read again if anything asks) and
+   * collect garbage, when the run created at least `RELEASE_AFTER_CHUNKS` chunks: a one-shot `quarry index`, whose
+   * process searches nothing after its lexical phase (issue 21; lexicalIndex.ts `release`).
+   */
+  releaseLexical?: boolean;
   /** Receives the paths whose chunks each committed batch replaced (the git metadata pass recomputes them). */
   onReplaced?: (paths: readonly string[]) => void;
   /**
@@ -328,6 +335,10 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     }
 
     lap('finalize');
+    if (options.releaseLexical && summary.chunksCreated >= RELEASE_AFTER_CHUNKS) {
+      lexical.release();
+      releaseIndexingMemos(true);
+    }
     progress.phase = 'finalizing';
     progress.currentFile = undefined;
     report();

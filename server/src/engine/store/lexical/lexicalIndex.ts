@@ -76,13 +76,14 @@ export class LexicalIndex {
   private byPath = new Map<string, Array<[Segment, number]>>();
   private liveDocs = 0;
   private lenSums = new Float64Array(FIELDS.length);
+  /** The segments were dropped from memory by `release` (read again on the next use). */
+  private released = false;
 
   private constructor(
     private readonly dir: string,
     private readonly analyzer: string,
   ) {}
 
-  /** Opens (or creates) the index in `dir`. Throws LexicalIndexCorruptError when files are damaged. */
   /**
    * Opens (or creates) the index in `dir`. `analyzer` names the tokenization of the documents (see
    * indexer/lexicalDoc.ts); an index written by another analyzer is reported as LexicalIndexCorruptError.
@@ -94,16 +95,51 @@ export class LexicalIndex {
       // A read-only or full disk: reading needs no folder (a missing one is an empty index); a commit reports the error.
     }
     const index = new LexicalIndex(dir, analyzer);
-    // A writer in another process may replace the manifest and sweep old segments between our reading the
-    // manifest and reading a segment: re-read the manifest a few times before calling the index damaged.
+    index.loadSettled();
+    return index;
+  }
+
+  /**
+   * Loads the manifest and its segments. A writer in another process may replace the manifest and sweep old segments
+   * between our reading the manifest and reading a segment: the manifest is read again a few times before the index
+   * is called damaged.
+   */
+  private loadSettled(): void {
     for (let attempt = 0; ; attempt++) {
       try {
-        index.load();
-        return index;
+        this.load();
+        return;
       } catch (e) {
         if (attempt >= 3 || !(e instanceof SegmentVanishedError)) throw e;
       }
     }
+  }
+
+  /**
+   * Drops the committed segments from memory; the next use of the index reads them again from disk. For a one-shot
+   * `quarry index` once its lexical phase is committed (issue 21): on the Go tree the segments were 130 MB of array
+   * buffers held through the dense and git phases, which never read them, beside the vector index's build (LanceDB
+   * holds the vectors twice while it builds it) — the run's highest memory. Does nothing while changes are pending.
+   */
+  release(): void {
+    if (this.dirty || this.pending || this.released) return;
+    this.segments = [];
+    this.byPath.clear();
+    this.liveDocs = 0;
+    this.lenSums.fill(0);
+    this.released = true;
+  }
+
+  /** Whether the segments were released and not read again yet. */
+  get isReleased(): boolean {
+    return this.released;
+  }
+
+  /** Reads the segments again after `release`. */
+  private loaded(): void {
+    if (!this.released) return;
+    this.loadSettled();
+    this.released = false;
   }
 
   private load(): void {
@@ -171,20 +207,24 @@ export class LexicalIndex {
 
   /** Live documents (committed; pending additions are not searchable until commit). */
   get documentCount(): number {
+    this.loaded();
     return this.liveDocs;
   }
 
   get segmentCount(): number {
+    this.loaded();
     return this.segments.length;
   }
 
   /** Ids of the live documents of a path. */
   idsForPath(path: string): string[] {
+    this.loaded();
     return (this.byPath.get(path) ?? []).map(([seg, d]) => seg.docId(d));
   }
 
   /** Every live document id (for consistency checks against the chunk store). */
   allIds(): string[] {
+    this.loaded();
     const out: string[] = [];
     for (const seg of this.segments) for (let d = 0; d < seg.docCount; d++) if (!seg.deleted[d]) out.push(seg.docId(d));
     return out;
@@ -192,6 +232,7 @@ export class LexicalIndex {
 
   /** Marks every live document of these paths deleted (pending until commit). Returns how many. */
   removePaths(paths: Iterable<string>, options: { pending?: boolean } = {}): number {
+    this.loaded();
     let removed = 0;
     for (const path of paths) {
       const list = this.byPath.get(path);
@@ -213,6 +254,7 @@ export class LexicalIndex {
 
   add(docs: readonly LexicalDoc[]): void {
     if (!docs.length) return;
+    this.loaded();
     this.pending ??= new SegmentBuilder();
     for (const doc of docs) this.pending.add(doc);
     this.dirty = true;
@@ -268,6 +310,7 @@ export class LexicalIndex {
 
   /** Discards every document (used by a full rebuild); takes effect on commit. */
   clear(): void {
+    this.loaded();
     for (const seg of this.segments) seg.markAllDeleted();
     this.pending = undefined;
     this.byPath.clear();
@@ -311,11 +354,13 @@ export class LexicalIndex {
 
   /** Average field length over live documents. */
   averageLength(field: Field): number {
+    this.loaded();
     return this.liveDocs ? this.lenSums[FIELDS.indexOf(field)] / this.liveDocs : 0;
   }
 
   /** Number of live documents containing a token in a field. */
   documentFrequency(field: Field, token: string): number {
+    this.loaded();
     const key = termKey(field, token);
     let df = 0;
     for (const seg of this.segments) {
@@ -418,6 +463,7 @@ export class LexicalIndex {
    * of the sample scaled to the segment. Its cost does not grow with the index; the benchmark reports its error.
    */
   search(terms: readonly QueryTerm[], limit: number, params: Bm25Params, accept?: (path: string) => boolean): { hits: LexicalHit[]; matched: number } {
+    this.loaded();
     const N = this.liveDocs;
     if (!N || !terms.length) return { hits: [], matched: 0 };
     if (!(limit >= 1)) return this.searchExhaustive(terms, limit, params, accept);
@@ -679,6 +725,7 @@ export class LexicalIndex {
 
   /** The reference: scores every posting of every term (tests and the benchmark compare `search` with it). */
   searchExhaustive(terms: readonly QueryTerm[], limit: number, params: Bm25Params, accept?: (path: string) => boolean): { hits: LexicalHit[]; matched: number } {
+    this.loaded();
     const N = this.liveDocs;
     if (!N || !terms.length) return { hits: [], matched: 0 };
     const stats = this.termStats(terms);
