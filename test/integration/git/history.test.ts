@@ -100,6 +100,8 @@ describe('git history replay (real git)', function () {
     const history = await replayHistory(repo.dir, { env: repo.env });
     assert.ok(history.unreliable.has('bin.py'));
     assert.equal(history.files.get('b.py')!.length, 31);
+    // held as typed arrays once replayed (issue 21: 2 bytes a line, not 8)
+    assert.ok([...history.files.values()].every((lines) => lines instanceof Uint16Array), 'compact line lists');
     assert.equal(history.commits.filter((c) => !c.uncommitted).length, 6, 'first-parent commits only');
     writeFileSync(join(repo.dir, 'nonl.py'), 'x\ny\nz\nunsaved?\n');
     try {

@@ -20,7 +20,7 @@ function replay(text: string): LineHistory {
 
 /** The sha of each line of `path`. */
 function shas(h: LineHistory, path: string): string[] {
-  return (h.files.get(path) ?? []).map((i) => h.commits[i].sha[0]);
+  return Array.from(h.files.get(path) ?? [], (i) => h.commits[i].sha[0]);
 }
 
 const ADD_F = [
