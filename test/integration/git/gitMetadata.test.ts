@@ -223,6 +223,27 @@ describe('git metadata per chunk (real git)', function () {
     assert.ok(w.state === 'repo' && w.tracked.has('new ünï.py'), 'unquoted non-ASCII paths');
   });
 
+  it('the workspace probe: one answer for HEAD and the folders, the tracked set listed again only when git index changes', async () => {
+    const r = TestRepo.init();
+    dirs.push(r.dir);
+    const first = r.commit('one', D1, { 'a.py': 'a = 1\n' });
+    const w1 = await openGitWorkspace(r.dir, { env: r.env });
+    assert.ok(w1.state === 'repo');
+    assert.equal(w1.head, first);
+    assert.equal(w1.prefix, '');
+    const w2 = await openGitWorkspace(r.dir, { env: r.env });
+    assert.ok(w2.state === 'repo');
+    assert.equal(w2.tracked, w1.tracked, 'the same index file: the set listed before');
+    r.write({ 'b.py': 'b = 1\n' });
+    r.git('add', 'b.py');
+    const w3 = await openGitWorkspace(r.dir, { env: r.env });
+    assert.ok(w3.state === 'repo' && w3.tracked.has('b.py') && w3.head === first, 'git add: listed again; HEAD unmoved');
+    const second = r.commit('two', D2);
+    r.git('rm', '--cached', '-q', 'a.py');
+    const w4 = await openGitWorkspace(r.dir, { env: r.env });
+    assert.ok(w4.state === 'repo' && !w4.tracked.has('a.py') && w4.tracked.has('b.py') && w4.head === second);
+  });
+
   it('stops when the signal aborts', async () => {
     const controller = new AbortController();
     controller.abort();
