@@ -11,6 +11,7 @@ import { acquireIndexLock } from './lock';
 import { lexicalDocForChunk } from './lexicalDoc';
 import type { EngineContext } from '../facade/context';
 import { toRelative } from '../facade/workspacePaths';
+import { forgetLexicalAgreement, lexicalAgreementKnown, recordLexicalAgreement } from '../openIndex';
 
 /**
  * Writes a buffer's chunks in place of its file's (the caller runs it in the engine's write queue). The file record is
@@ -21,6 +22,10 @@ export async function overlayBuffer(ctx: EngineContext, rel: string, language: s
   const release = acquireIndexLock(ctx.quarryDir);
   try {
     const chunks = await chunkFile({ path: rel, language, content: text }, ctx.config.chunking);
+    // both stores are written below: their agreement (openIndex.ts) is unknown until both writes are done
+    const dir = ctx.generation.dir;
+    const agreed = lexicalAgreementKnown(dir, ctx.lexical);
+    if (agreed) forgetLexicalAgreement(dir);
     // the chunk tables, the file record and the lexical index are independent writes: side by side, so that a
     // search waiting for this buffer (the language server's flush) waits for the slowest, not their sum
     ctx.lexical.removePaths([rel]);
@@ -31,6 +36,7 @@ export async function overlayBuffer(ctx: EngineContext, rel: string, language: s
       ]),
       ctx.lexical.commit(),
     ]);
+    if (agreed) recordLexicalAgreement(dir, ctx.lexical);
     // a buffer may change what its language derives (a Go buffer adds or drops methods): the rows follow (best effort)
     const derived = languageDefinition(language)?.derivedConformances;
     if (derived) await derived.refresh(ctx.store).catch(() => undefined);

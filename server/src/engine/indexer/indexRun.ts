@@ -20,7 +20,7 @@ import { CheckpointWriter, readCheckpoint, resumeDecision } from './checkpoint';
 import { CHUNKER_VERSION } from '../chunking/version';
 import type { EmbeddingProvider } from '../embedding/types';
 import { chunkView } from '../embedding/viewFor';
-import { closeLater, openPendingGeneration, readStateIn, writeStateIn, type EngineState, type OpenedIndex } from '../openIndex';
+import { closeLater, forgetLexicalAgreement, lexicalAgreementKnown, openPendingGeneration, readStateIn, writeStateIn, type EngineState, type OpenedIndex } from '../openIndex';
 import { releaseIndexingMemos, RELEASE_AFTER_CHUNKS } from '../indexingMemos';
 import type { EngineContext } from '../facade/context';
 import type { IndexFollower } from '../facade/follow';
@@ -178,7 +178,12 @@ export class IndexRuns {
     const store = pending?.store ?? ctx.store;
     const lexical = pending?.lexical ?? ctx.lexical;
     const dir = pending?.generation.dir ?? ctx.generation.dir;
-    if (!pending) await repairLexical(ctx.store, ctx.lexical);
+    // the lexical index and the chunk store agree unless a writer stopped between their writes: compared only then
+    // (openIndex.ts lexicalAgreementKnown); this run writes both, so the agreement is recorded again when it is done
+    if (!pending) {
+      if (!lexicalAgreementKnown(dir, ctx.lexical)) await repairLexical(ctx.store, ctx.lexical);
+      forgetLexicalAgreement(dir);
+    }
     const replaced = new Set<string>();
     // A one-shot run whose git pass will attribute every file (no HEAD recorded: a first index, a full rebuild) starts
     // the history replay now, beside the lexical phase (gitMetadata.ts prefetchHistory). Long-running processes replay
@@ -228,6 +233,9 @@ export class IndexRuns {
     }
     const previous = readStateIn(dir);
     const state: EngineState = { ...previous, lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0, settingsHash };
+    // every batch of the lexical phase wrote both the chunk store and the lexical index (an aborted run: the batches it
+    // committed): they agree
+    state.lexicalAgrees = lexical.committedGeneration;
     // Until the git pass below completes, the next run must not trust the rows (a killed run leaves this false).
     state.gitClean = false;
     // An interrupted run keeps its checkpoint (the next start resumes); a complete one removes it — at the very end,
