@@ -5,7 +5,6 @@ import type { HealthReport } from '../engine/health';
 import type { IndexStatus } from '../engine/engine';
 import type { SkippedRecord } from '../engine/indexer/indexer';
 import { skippedForPeople } from '../engine/indexer/skippedReport';
-import { CHUNK_TYPE_GROUPS } from '../engine/ranking/query';
 import { formatSearchTable, nameLocation, printable, terminalDisplay } from './display';
 
 export type OutputFormat = 'table' | 'json' | 'markdown';
@@ -53,23 +52,7 @@ function table(rec: Record<string, number>): string {
   return entries.map(([k, v]) => `  ${k.padEnd(28)} ${String(v).padStart(7)}`).join('\n');
 }
 
-/**
- * Seed 003 FR-11 counts of the whole index by chunk type: knowledge = Markdown sections and text (conversation
- * logs included), reasoning = the agents' recorded patterns, code = everything else.
- */
-export function chunkTypeCounts(byKind: Record<string, number>): { code: number; reasoning: number; knowledge: number } {
-  const knowledge = new Set(CHUNK_TYPE_GROUPS.knowledge);
-  const reasoning = new Set(CHUNK_TYPE_GROUPS.reasoning);
-  const out = { code: 0, reasoning: 0, knowledge: 0 };
-  for (const [kind, n] of Object.entries(byKind)) {
-    if (knowledge.has(kind)) out.knowledge += n;
-    else if (reasoning.has(kind)) out.reasoning += n;
-    else out.code += n;
-  }
-  return out;
-}
-
-export function formatIndexSummary(s: EngineIndexSummary, totalByKind?: Record<string, number>): string {
+export function formatIndexSummary(s: EngineIndexSummary, totals?: { code: number; reasoning: number; knowledge: number }): string {
   const out: string[] = [];
   out.push(`Indexed ${s.root} in ${(s.durationMs / 1000).toFixed(1)}s`);
   if (s.rebuiltBecause) out.push(`  rebuilt from scratch: ${s.rebuiltBecause}`);
@@ -78,8 +61,8 @@ export function formatIndexSummary(s: EngineIndexSummary, totalByKind?: Record<s
     `  files: ${s.filesDiscovered} discovered, ${s.filesIndexed} indexed, ${s.filesUnchanged} unchanged, ${s.filesRemoved} removed`,
   );
   out.push(`  chunks: ${s.chunksCreated} created, ${s.chunksRemoved} removed; index now holds ${s.totalChunks} chunks from ${s.totalFiles} files`);
-  if (totalByKind) {
-    const t = chunkTypeCounts(totalByKind);
+  if (totals) {
+    const t = totals;
     out.push(`  in the index: ${t.code} code chunks, ${t.reasoning} reasoning chunks, ${t.knowledge} knowledge chunks; ${s.errors.length} errors, ${s.warnings.length} warnings`);
   }
   if (s.filesIndexed) out.push('', 'Files indexed by language:', table(s.filesByLanguage));

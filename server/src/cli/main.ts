@@ -21,7 +21,7 @@ import type { EmbedProgress } from '../engine/indexer/embedder';
 import { IndexLockedError } from '../engine/indexer/lock';
 import { ConfigError, loadConfig } from '../engine/config/load';
 import { QueryError } from '../engine/ranking/query';
-import { chunkTypeCounts, formatIndexSummary, formatSearch, formatStatus, OUTPUT_FORMATS, OutputFormat } from './format';
+import { formatIndexSummary, formatSearch, formatStatus, OUTPUT_FORMATS, OutputFormat } from './format';
 import { formatSearchTable, terminalDisplay } from './display';
 import { registerPatternCommands } from './patterns';
 import { PatternError } from '../engine/memory/patterns';
@@ -163,8 +163,8 @@ function buildProgram(): Command {
             signal: abort.signal,
           });
           progress.stop();
-          const totalByKind = (await engine.status()).chunksByKind;
-          process.stdout.write((opts.json ? JSON.stringify({ ...summary, chunkTypes: chunkTypeCounts(totalByKind) }, null, 2) : formatIndexSummary(summary, totalByKind)) + '\n');
+          const totals = await engine.chunkTypeTotals();
+          process.stdout.write((opts.json ? JSON.stringify({ ...summary, chunkTypes: totals }, null, 2) : formatIndexSummary(summary, totals)) + '\n');
           if (abort.signal.aborted) {
             process.stderr.write('Indexing interrupted; what was committed is kept. Run `quarry index` again to finish.\n');
             process.exitCode = 130;

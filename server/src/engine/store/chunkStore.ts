@@ -520,6 +520,11 @@ export class ChunkStore {
   }
 
   /** Chunks that are not of these kinds and not under this path prefix (the git pass: how many code chunks). */
+  /** Chunks of these kinds (counted by LanceDB, no row read). */
+  async countChunksOfKinds(kinds: readonly string[]): Promise<number> {
+    return this.chunks.countRows(`kind IN ${sqlList(kinds)}`);
+  }
+
   async countChunksExcept(kinds: readonly string[], pathPrefix: string): Promise<number> {
     return this.chunks.countRows(`kind NOT IN ${sqlList(kinds)} AND NOT starts_with(path, ${sqlString(pathPrefix)})`);
   }
