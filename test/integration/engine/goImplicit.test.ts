@@ -157,6 +157,15 @@ describe('Go implicit interfaces: incremental re-indexing', function () {
     assert.equal(s.derivedConformances?.go?.joinReused, true, JSON.stringify(s.derivedConformances?.go));
     assert.deepEqual(await readerImplementers(), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
 
+    // a comment added where the types are declared: their chunks are replaced (and the rows hanging on them with them);
+    // the join is the last one, and exactly those rows are written again
+    const typesPath = join(root, 'storage', 'types.go');
+    writeFileSync(typesPath, `${readFileSync(typesPath, 'utf8')}\n// (an edit that declares nothing)\n`);
+    const typesSaved = await engine.updateFiles(['storage/types.go']);
+    assert.equal(typesSaved.derivedConformances?.go?.joinReused, true, JSON.stringify(typesSaved.derivedConformances?.go));
+    assert.ok((typesSaved.derivedConformances?.go?.added ?? 0) >= 3, JSON.stringify(typesSaved.derivedConformances?.go));
+    assert.deepEqual(await readerImplementers(), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
+
     writeFileSync(methodsPath(), body.replace('func (f FileSource) Close() error {', 'func (f FileSource) Close(force bool) error {'));
     const changed = await engine.updateFiles(['storage/methods.go']);
     assert.equal(changed.derivedConformances?.go?.joinReused, undefined);

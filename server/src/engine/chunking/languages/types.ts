@@ -126,10 +126,15 @@ export interface DerivedConformanceSummary {
   filesRead: number;
   /** Derived rows after the pass. */
   rows: number;
+  /** Rows written: those that differ from the stored ones; with `joinReused`, the rows of the files read again. */
   added: number;
+  /** Stored rows that differed and were removed (with `joinReused`: 0, the rows of the files read again are rewritten uncounted). */
   removed: number;
   durationMs: number;
-  /** The files read had the facts they had before (a body or comment edit): the last join's rows were reused. */
+  /**
+   * The files read had the facts they had before (a body or comment edit): the last join's rows were reused, and only
+   * those hanging on the chunks of the files read again were written.
+   */
   joinReused?: true;
 }
 
