@@ -42,6 +42,11 @@ export interface RegistryOptions {
   clock?: Clock;
   /** One limiter for all Voyage requests (embeddings and rerank together, FR-039). */
   limiter?: ConcurrencyLimiter;
+  /**
+   * The static code model the engine already opened as its embedding provider: quarry-rerank uses it for its name
+   * similarities when it is the model it needs, instead of opening (and parsing the model.json of) a second one.
+   */
+  codeModel?: StaticEmbeddingProvider;
 }
 
 export interface ProviderChoice<N extends string> {
@@ -224,6 +229,6 @@ export async function createReranker(input: z.input<typeof RerankConfigSchema> |
     case 'quarry':
       if (!choice.modelPath)
         throw new ProviderUnavailableError('quarry-rerank', `quarry-rerank: no model found (models/${cfg.quarry.modelName}/ is missing). Fix: set rerank.quarry.modelPath, restore the bundled model, or set rerank.provider to none.`, false);
-      return QuarryReranker.load(choice.modelPath, findStaticModel(undefined, STATIC_MODEL_NAME, opts));
+      return QuarryReranker.load(choice.modelPath, findStaticModel(undefined, STATIC_MODEL_NAME, opts), opts.codeModel);
   }
 }

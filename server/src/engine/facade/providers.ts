@@ -6,6 +6,7 @@
 import type { QuarryConfig } from '../config/schema';
 import type { EmbeddingProvider, Reranker } from '../embedding/types';
 import { createEmbeddingProvider, createReranker } from '../embedding/registry';
+import { StaticEmbeddingProvider } from '../embedding/providers/static';
 
 export interface EngineProviders {
   embedding: EmbeddingProvider | null;
@@ -26,7 +27,11 @@ export async function openProviders(
   if (injected.embedding !== undefined) out.embedding = injected.embedding;
   else if ((out.embedding = await fromConfig('embedding provider', out.problems, () => createEmbeddingProvider(config.embedding, { workspaceDir })))) out.owned.push(out.embedding);
   if (injected.reranker !== undefined) out.reranker = injected.reranker;
-  else if ((out.reranker = await fromConfig('reranker', out.problems, () => createReranker(config.rerank, { workspaceDir })))) out.owned.push(out.reranker);
+  else {
+    // quarry-rerank's name similarities use the code model: the engine's own when that is it
+    const codeModel = out.embedding instanceof StaticEmbeddingProvider ? out.embedding : undefined;
+    if ((out.reranker = await fromConfig('reranker', out.problems, () => createReranker(config.rerank, { workspaceDir, codeModel })))) out.owned.push(out.reranker);
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
  * training/rerank/ on code no benchmark uses; offline, no native runtime, well under a millisecond per candidate.
  * Id: `quarry-rerank:<name>@<version>`.
  */
+import { resolve } from 'node:path';
 import type { Candidate } from '../../ranking/candidate';
 import type { ParsedQuery } from '../../ranking/query';
 import { ProviderHealth, Reranker, RerankResult } from '../types';
@@ -31,10 +32,11 @@ export class QuarryReranker implements Reranker {
   /**
    * Opens a model directory (throws a ProviderUnavailableError naming the fix). `codeModelDir`: the static code model
    * its similarity features need (lazy: its table is read on the first search); without it those features are 0.
+   * `opened`: that model already open (the engine's embedding provider), used when it is the one in `codeModelDir`.
    */
-  static load(dir: string, codeModelDir: string | undefined): QuarryReranker {
+  static load(dir: string, codeModelDir: string | undefined, opened?: StaticEmbeddingProvider): QuarryReranker {
     const model = readRerankModel(dir);
-    const code = codeModelDir ? StaticEmbeddingProvider.load(codeModelDir, { lazy: true }) : undefined;
+    const code = !codeModelDir ? undefined : opened && resolve(opened.dir) === resolve(codeModelDir) ? opened : StaticEmbeddingProvider.load(codeModelDir, { lazy: true });
     return new QuarryReranker(model, dir, code);
   }
 
