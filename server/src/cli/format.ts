@@ -62,8 +62,7 @@ export function formatIndexSummary(s: EngineIndexSummary, totals?: { code: numbe
   );
   out.push(`  chunks: ${s.chunksCreated} created, ${s.chunksRemoved} removed; index now holds ${s.totalChunks} chunks from ${s.totalFiles} files`);
   if (totals) {
-    const t = totals;
-    out.push(`  in the index: ${t.code} code chunks, ${t.reasoning} reasoning chunks, ${t.knowledge} knowledge chunks; ${s.errors.length} errors, ${s.warnings.length} warnings`);
+    out.push(`  in the index: ${totals.code} code chunks, ${totals.reasoning} reasoning chunks, ${totals.knowledge} knowledge chunks; ${s.errors.length} errors, ${s.warnings.length} warnings`);
   }
   if (s.filesIndexed) out.push('', 'Files indexed by language:', table(s.filesByLanguage));
   if (s.chunksCreated) out.push('', 'Chunks created by kind:', table(s.chunksByKind));

@@ -77,7 +77,9 @@ export class IndexRuns {
       this.totals.errors += summary.errors.length;
       if (!options.paths) this.totals.lastDurationSeconds = Math.round(summary.durationMs / 100) / 10;
       // what a large run taught the tokenizer and the code model per word is not what searches need (indexingMemos.ts)
-      if (summary.chunksCreated + (summary.embedding?.embedded ?? 0) >= RELEASE_AFTER_CHUNKS) releaseIndexingMemos(true);
+      // (a one-shot run of as many new chunks did so after its lexical phase, with its segments: indexer.ts releaseLexical)
+      const releasedAlready = !ctx.longRunning && summary.chunksCreated >= RELEASE_AFTER_CHUNKS;
+      if (!releasedAlready && summary.chunksCreated + (summary.embedding?.embedded ?? 0) >= RELEASE_AFTER_CHUNKS) releaseIndexingMemos(true);
       return summary;
     } catch (e) {
       ctx.indexing = { ...ctx.indexing, state: 'error', lastError: (e as Error).message, currentFile: null };
