@@ -283,6 +283,7 @@ export class Engine {
   /** Closes the store and the providers the engine created (injected providers stay open for their owner). */
   async close(): Promise<void> {
     await this.ctx.store.close();
+    this.ctx.lexical.close();
     for (const p of this.owned) await p.close();
   }
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,10 +10,10 @@ import { prng as rng } from '../../../bench/metrics';
 // ASCII, accented, CJK and astral tokens: JavaScript string order and UTF-8 byte order differ between the last two
 const VOCAB = ['a', 'alpha', 'beta', 'gamma', 'zeta', 'héllo', 'wörld', 'ĉapelo', '日本', '中文', '\u{1F600}x', '\uFFFDy', 'z\u{10400}', 'parse', 'config', 'token'];
 
-function randomDoc(r: () => number, i: number, paths: number): LexicalDoc {
+function randomDoc(r: () => number, i: number, paths: number, tokens = 8): LexicalDoc {
   const fields = {} as LexicalDoc['fields'];
   for (const f of FIELDS) {
-    const n = Math.floor(r() * 8);
+    const n = Math.floor(r() * tokens);
     fields[f] = Array.from({ length: n }, () => (r() < 0.3 ? `${VOCAB[Math.floor(r() * VOCAB.length)]}${Math.floor(r() * 50)}` : VOCAB[Math.floor(r() * VOCAB.length)]));
   }
   return { id: `doc-${i}-ïd`, path: `dir/file${Math.floor(r() * paths)}.ts`, fields };
@@ -59,43 +59,71 @@ describe('lexical segments: merging and writing with bounded copies', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  for (const seed of [1, 2, 3, 4, 5]) {
-    it(`seed ${seed}: a merge equals the segment built from the live documents, byte for byte`, async () => {
-      const r = rng(seed);
-      const segments: Segment[] = [];
-      const docs: LexicalDoc[][] = [];
-      let id = 0;
-      const count = 2 + Math.floor(r() * 4);
-      for (let s = 0; s < count; s++) {
-        const batch = Array.from({ length: Math.floor(r() * 40) + (s === 0 ? 1 : 0) }, () => randomDoc(r, id++, 12));
-        docs.push(batch);
-        segments.push(Segment.build(`s${s}.qlx`, batch));
+  /**
+   * Builds `count` segments of random documents, writes some of them to files and opens those with their postings on
+   * disk (a merge reads both kinds), deletes some documents, merges them into a file and compares its bytes with the
+   * segment built from the live documents.
+   */
+  async function mergeCase(seed: number, count: number, maxDocs: number, tokens: number): Promise<void> {
+    const r = rng(seed);
+    const segments: Segment[] = [];
+    const docs: LexicalDoc[][] = [];
+    let id = 0;
+    for (let s = 0; s < count; s++) {
+      const batch = Array.from({ length: Math.floor(r() * maxDocs) + (s === 0 ? 1 : 0) }, () => randomDoc(r, id++, 12, tokens));
+      docs.push(batch);
+      const built = Segment.build(`s${s}.qlx`, batch);
+      if (r() < 0.5) segments.push(built);
+      else {
+        writeFileSync(join(dir, built.name), built.serialize());
+        segments.push(Segment.open(built.name, join(dir, built.name), 0));
       }
-      // deletions: none in some segments, some or all in others
-      const live: LexicalDoc[] = [];
-      segments.forEach((seg, s) => {
-        const mode = r();
-        docs[s].forEach((d, i) => {
-          if (mode > 0.3 && (mode > 0.9 || r() < 0.4)) seg.markDeleted(i);
-          else live.push(d);
-        });
+    }
+    // deletions: none in some segments, some or all in others
+    const live: LexicalDoc[] = [];
+    segments.forEach((seg, s) => {
+      const mode = r();
+      docs[s].forEach((d, i) => {
+        if (mode > 0.3 && (mode > 0.9 || r() < 0.4)) seg.markDeleted(i);
+        else live.push(d);
       });
-      const merged = Segment.merge(segments, 'm.qlx');
-      if (!live.length) {
-        assert.equal(merged, undefined);
-        return;
-      }
-      assert.ok(merged);
-      const reference = referenceBuild('m.qlx', live);
-      assert.deepEqual(merged.serialize(), reference.serialize());
-      // written section by section = the one-buffer form, and it reads back
-      const bytes = await written(merged, dir);
-      assert.deepEqual(bytes, merged.serialize());
-      const back = Segment.deserialize('m.qlx', bytes);
-      assert.equal(back.docCount, live.length);
-      assert.deepEqual(Array.from({ length: back.docCount }, (_, d) => back.docId(d)), live.map((d) => d.id));
+    });
+    assert.equal(Segment.liveTotal(segments), live.length);
+    if (!live.length) return;
+    const file = join(dir, 'm.qlx');
+    const fh = await open(file, 'w');
+    let merged: Segment;
+    try {
+      merged = await Segment.mergeInto(segments, 'm.qlx', fh);
+    } finally {
+      await fh.close();
+    }
+    const reference = referenceBuild('m.qlx', live);
+    assert.deepEqual(readFileSync(file), reference.serialize());
+    // the merged segment reads its postings from that file
+    merged.attachFile(file);
+    assert.equal(merged.postingsInMemory, false);
+    assert.equal(merged.docCount, live.length);
+    assert.deepEqual(Array.from({ length: merged.docCount }, (_, d) => merged.docId(d)), live.map((d) => d.id));
+    for (let t = 0; t < reference.termCount; t += Math.max(1, Math.floor(reference.termCount / 200))) {
+      assert.equal(merged.term(t), reference.term(t));
+      assert.deepEqual([...merged.postings(t).docs], [...reference.postings(t).docs]);
+      assert.deepEqual([...merged.postings(t).tfs], [...reference.postings(t).tfs]);
+    }
+    merged.close();
+    for (const seg of segments) seg.close();
+  }
+
+  for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+    it(`seed ${seed}: a merge (inputs in memory and on disk) writes the segment built from the live documents, byte for byte`, async () => {
+      await mergeCase(seed, 2 + (seed % 4), 40, 8);
     });
   }
+
+  it('merges segments whose postings span several of its read and write chunks', async function () {
+    this.timeout(60_000);
+    await mergeCase(21, 3, 8000, 40);
+  });
 
   for (const seed of [11, 12, 13]) {
     it(`seed ${seed}: documents turned into postings as they are added build the same segment as their token lists`, () => {

@@ -42,7 +42,9 @@ export class IndexFollower {
     try {
       const generation = (JSON.parse(readFileSync(manifest, 'utf8')) as { generation?: unknown }).generation;
       if (generation !== ctx.lexical.committedGeneration) {
+        const old = ctx.lexical;
         ctx.lexical = LexicalIndex.open(join(ctx.generation.dir, 'lexical'), LEXICAL_ANALYZER);
+        old.close();
         ctx.symbolTable = undefined;
       }
       ctx.manifestStamp = stamp;

@@ -20,6 +20,16 @@ import { Bm25Params, idf, tfWeight } from '../../retrieval/bm25';
 const MANIFEST = 'manifest.json';
 const MAX_SEGMENTS = 8;
 const MAX_DELETED_RATIO = 0.3;
+/**
+ * Segment files of this size or smaller keep their postings in memory; larger ones are read per term from their files
+ * (segment.ts). 1 MiB: a small workspace's whole index, and a large one's newest segments, search without a read.
+ */
+export const POSTINGS_IN_MEMORY_BELOW = 1 << 20;
+
+export interface LexicalIndexOptions {
+  /** Segment files up to this many bytes keep their postings in memory (default POSTINGS_IN_MEMORY_BELOW; 0: none). */
+  postingsInMemoryBelow?: number;
+}
 
 interface Manifest {
   version: 1;
@@ -82,19 +92,20 @@ export class LexicalIndex {
   private constructor(
     private readonly dir: string,
     private readonly analyzer: string,
+    private readonly inMemoryBelow: number,
   ) {}
 
   /**
    * Opens (or creates) the index in `dir`. `analyzer` names the tokenization of the documents (see
    * indexer/lexicalDoc.ts); an index written by another analyzer is reported as LexicalIndexCorruptError.
    */
-  static open(dir: string, analyzer: string): LexicalIndex {
+  static open(dir: string, analyzer: string, options: LexicalIndexOptions = {}): LexicalIndex {
     try {
       mkdirSync(dir, { recursive: true });
     } catch {
       // A read-only or full disk: reading needs no folder (a missing one is an empty index); a commit reports the error.
     }
-    const index = new LexicalIndex(dir, analyzer);
+    const index = new LexicalIndex(dir, analyzer, options.postingsInMemoryBelow ?? POSTINGS_IN_MEMORY_BELOW);
     index.loadSettled();
     return index;
   }
@@ -123,6 +134,21 @@ export class LexicalIndex {
    */
   release(): void {
     if (this.dirty || this.pending || this.released) return;
+    for (const seg of this.segments) seg.close();
+    this.segments = [];
+    this.byPath.clear();
+    this.liveDocs = 0;
+    this.lenSums.fill(0);
+    this.released = true;
+  }
+
+  /**
+   * Closes the segment files held open for their postings. The index reads them again if used afterwards (as after
+   * `release`); pending changes are kept.
+   */
+  close(): void {
+    for (const seg of this.segments) seg.close();
+    if (this.dirty || this.pending) return;
     this.segments = [];
     this.byPath.clear();
     this.liveDocs = 0;
@@ -157,23 +183,23 @@ export class LexicalIndex {
       }
     }
     const segments: Segment[] = [];
-    for (const entry of manifest.segments) {
-      let seg: Segment;
-      let bytes: Buffer;
-      try {
-        bytes = readFileSync(join(this.dir, entry.name));
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new SegmentVanishedError(entry.name);
-        throw new LexicalIndexCorruptError(`lexical segment ${entry.name}: ${(e as Error).message}`);
+    try {
+      for (const entry of manifest.segments) {
+        let seg: Segment;
+        try {
+          seg = Segment.open(entry.name, join(this.dir, entry.name), this.inMemoryBelow);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new SegmentVanishedError(entry.name);
+          throw new LexicalIndexCorruptError(`lexical segment ${entry.name}: ${(e as Error).message}`);
+        }
+        segments.push(seg);
+        for (const ord of entry.deleted) if (ord < seg.docCount) seg.markDeleted(ord);
       }
-      try {
-        seg = Segment.deserialize(entry.name, bytes);
-      } catch (e) {
-        throw new LexicalIndexCorruptError(`lexical segment ${entry.name}: ${(e as Error).message}`);
-      }
-      for (const ord of entry.deleted) if (ord < seg.docCount) seg.markDeleted(ord);
-      segments.push(seg);
+    } catch (e) {
+      for (const seg of segments) seg.close();
+      throw e;
     }
+    for (const seg of this.segments) seg.close();
     this.segments = segments;
     this.generation = manifest.generation;
     this.rebuildDerived();
@@ -272,25 +298,41 @@ export class LexicalIndex {
     const generation = this.generation + 1;
     const obsolete: string[] = [];
     let segments = this.segments;
+    const obsoleteSegments: Segment[] = [];
     if (this.pending?.docCount) {
       const seg = this.pending.build(this.segmentName(generation));
-      await this.writeAtomic(seg.name, (fh) => seg.write(fh));
+      const bytes = await this.writeAtomic(seg.name, (fh) => seg.write(fh));
+      // a large segment's postings are read from its file from now on (segment.ts)
+      if (bytes > this.inMemoryBelow) seg.attachFile(join(this.dir, seg.name));
       segments = [...segments, seg];
       for (let d = 0; d < seg.docCount; d++) this.track(seg, d);
     }
     const toMerge = chooseMerge(segments);
     if (toMerge.length) {
-      const merged = Segment.merge(toMerge, this.segmentName(generation, 'm'));
-      if (merged) await this.writeAtomic(merged.name, (fh) => merged.write(fh));
+      let merged: Segment | undefined;
+      if (Segment.liveTotal(toMerge)) {
+        const name = this.segmentName(generation, 'm');
+        let out: Segment | undefined;
+        const bytes = await this.writeAtomic(name, async (fh) => {
+          out = await Segment.mergeInto(toMerge, name, fh);
+          return (await fh.stat()).size;
+        });
+        // (a small one is read back whole: its postings are kept in memory)
+        if (bytes > this.inMemoryBelow) (merged = out!).attachFile(join(this.dir, name));
+        else merged = Segment.open(name, join(this.dir, name), this.inMemoryBelow);
+      }
       obsolete.push(...toMerge.map((s) => s.name));
+      obsoleteSegments.push(...toMerge);
       const mergedSet = new Set(toMerge);
       segments = [...segments.filter((s) => !mergedSet.has(s)), ...(merged ? [merged] : [])];
     }
     // Drop segments whose documents are all deleted.
     const kept: Segment[] = [];
     for (const s of segments) {
-      if (s.deleted.every((x) => x === 1)) obsolete.push(s.name);
-      else kept.push(s);
+      if (s.deleted.every((x) => x === 1)) {
+        obsolete.push(s.name);
+        obsoleteSegments.push(s);
+      } else kept.push(s);
     }
     const manifest: Manifest = {
       version: 1,
@@ -305,6 +347,7 @@ export class LexicalIndex {
     this.pending = undefined;
     this.dirty = false;
     if (obsolete.length) this.rebuildDerived();
+    for (const seg of obsoleteSegments) seg.close();
     this.sweep();
   }
 
@@ -323,17 +366,19 @@ export class LexicalIndex {
     return `seg-${String(generation).padStart(8, '0')}${suffix}-${randomBytes(3).toString('hex')}.qlx`;
   }
 
-  /** Writes a file by `write` into a temporary file, fsyncs it and renames it into place. */
-  private async writeAtomic(name: string, write: (fh: FileHandle) => Promise<unknown>): Promise<void> {
+  /** Writes a file by `write` into a temporary file, fsyncs it and renames it into place; returns what `write` did. */
+  private async writeAtomic<T>(name: string, write: (fh: FileHandle) => Promise<T>): Promise<T> {
     const tmp = join(this.dir, `${name}.tmp-${process.pid}`);
     const fh = await fs.open(tmp, 'w');
+    let out: T;
     try {
-      await write(fh);
+      out = await write(fh);
       await fh.sync();
     } finally {
       await fh.close();
     }
     await fs.rename(tmp, join(this.dir, name));
+    return out;
   }
 
   /** Removes files no longer referenced by the manifest (old segments, stale temp files). */
@@ -416,12 +461,13 @@ export class LexicalIndex {
       stats.forEach((s, j) => {
         const t = s.termIdx[si];
         if (t < 0) return;
-        let p = seg.termStarts[t];
-        const end = seg.termStarts[t + 1];
+        const post = seg.postings(t);
+        const end = post.docs.length;
+        let p = 0;
         for (const h of hits) {
-          p = advance(seg.postDocs, p, end, best[h].d);
+          p = advance(post.docs, p, end, best[h].d);
           if (p >= end) break;
-          if (seg.postDocs[p] === best[h].d) tfs[h][j] = seg.postTfs[p];
+          if (post.docs[p] === best[h].d) tfs[h][j] = post.tfs[p];
         }
       });
     }
@@ -502,14 +548,20 @@ export class LexicalIndex {
     const wcur = new Int32Array(n);
     /** Sorted position of the i-th present term in query order. */
     const posOf = new Int32Array(n);
-    const { postDocs, postTfs, deleted } = seg;
+    /** Per position: the term's postings (in memory, or read from the segment's file for this search). */
+    const docsOf: Uint32Array[] = [];
+    const tfsOf: Uint16Array[] = [];
+    const { deleted } = seg;
     order.forEach((i, pos) => {
       const s = stats[js[i]];
       const t = s.termIdx[si];
+      const post = seg.postings(t);
+      docsOf.push(post.docs);
+      tfsOf.push(post.tfs);
       pre[pos] = (pos ? pre[pos - 1] : 0) + bounds[i];
-      cur[pos] = seg.termStarts[t];
-      curDoc[pos] = postDocs[cur[pos]];
-      end[pos] = seg.termStarts[t + 1];
+      cur[pos] = 0;
+      curDoc[pos] = post.docs.length ? post.docs[0] : NO_DOC;
+      end[pos] = post.docs.length;
       field[pos] = s.fi;
       wIdf[pos] = s.q.weight * s.idf;
       avg[pos] = s.avg;
@@ -583,6 +635,8 @@ export class LexicalIndex {
         for (let i = ew; i < n; i++) {
           let p = cur[i];
           const pe = end[i];
+          const postDocs = docsOf[i];
+          const postTfs = tfsOf[i];
           for (; p < pe; p++) {
             const d = postDocs[p];
             if (d >= hi) break;
@@ -621,12 +675,12 @@ export class LexicalIndex {
               break;
             }
             if (curDoc[i] < d) {
-              const p = advance(postDocs, cur[i], end[i], d);
+              const p = advance(docsOf[i], cur[i], end[i], d);
               cur[i] = p;
-              curDoc[i] = p < end[i] ? postDocs[p] : NO_DOC;
+              curDoc[i] = p < end[i] ? docsOf[i][p] : NO_DOC;
             }
             if (curDoc[i] !== d) continue;
-            const c = wIdf[i] * tfWeight(postTfs[cur[i]], lens[d * nf + field[i]], avg[i], params);
+            const c = wIdf[i] * tfWeight(tfsOf[i][cur[i]], lens[d * nf + field[i]], avg[i], params);
             contrib[x * n + i] = c;
             termStamp[x * n + i] = win;
             sum += c;
@@ -655,9 +709,9 @@ export class LexicalIndex {
       // Past the window: the terms not read through in it (essential in the segment, not in the window).
       for (let i = e; i < n; i++) {
         if (curDoc[i] < hi) {
-          const p = advance(postDocs, cur[i], end[i], hi);
+          const p = advance(docsOf[i], cur[i], end[i], hi);
           cur[i] = p;
-          curDoc[i] = p < end[i] ? postDocs[p] : NO_DOC;
+          curDoc[i] = p < end[i] ? docsOf[i][p] : NO_DOC;
         }
       }
       visitedFrom(hi, e);
@@ -736,11 +790,12 @@ export class LexicalIndex {
         const t = s.termIdx[si];
         if (t < 0) return;
         const sc = scores[si];
-        for (let p = seg.termStarts[t]; p < seg.termStarts[t + 1]; p++) {
-          const d = seg.postDocs[p];
+        const { docs, tfs } = seg.postings(t);
+        for (let p = 0; p < docs.length; p++) {
+          const d = docs[p];
           if (seg.deleted[d]) continue;
           if (sc[d] === 0) touched[si].push(d);
-          sc[d] += s.q.weight * s.idf * tfWeight(seg.postTfs[p], seg.fieldLength(d, s.fi), s.avg, params);
+          sc[d] += s.q.weight * s.idf * tfWeight(tfs[p], seg.fieldLength(d, s.fi), s.avg, params);
         }
       });
     }

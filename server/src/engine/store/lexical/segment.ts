@@ -14,7 +14,15 @@
  *
  * A term key is `<field code>:<token>` (`n:validate`, `b:user`), so one dictionary holds every field.
  * Terms are sorted by JavaScript string order, and lookups compare decoded strings the same way.
+ *
+ * Where the postings live (issue 21): a segment written to disk keeps everything before the posting arrays in memory
+ * (documents, dictionary, term starts: about a fifth of the file) and reads a term's postings from its file when a
+ * search asks for them (two positional reads; the recently read ones cached within POSTING_CACHE_BYTES). A merge
+ * streams its output into the file term by term and reads its inputs in large sequential reads, so neither side's
+ * posting arrays are ever whole in memory. Small segments (see `Segment.open`) and segments not written yet hold
+ * their postings in memory.
  */
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { Bm25Params, tfWeight } from '../../retrieval/bm25';
@@ -131,6 +139,109 @@ export interface WindowBounds {
 
 /** Entries of each per-segment query cache (term lookups, live document frequencies, score bounds, sample bits) before it is emptied. */
 const CACHE_ENTRIES = 8192;
+/** Memory for the postings a file-backed segment read for recent searches (a term's postings over a quarter of it are not kept). */
+const POSTING_CACHE_BYTES = 2 * 1024 * 1024;
+/** Postings per sequential read of a merge's inputs and per write of its output. */
+const MERGE_CHUNK = 256 * 1024;
+
+/** Postings of one term in one segment: its documents' ordinals (ascending) and their term frequencies. */
+export interface Postings {
+  docs: Uint32Array;
+  tfs: Uint16Array;
+}
+
+/** The header of a segment file. */
+interface SegmentHeader {
+  v: number;
+  fields: string[];
+  paths: string[];
+  counts: { docs: number; terms: number; postings: number; idBytes: number; termBytes: number };
+}
+
+/** Byte offsets of a segment file's sections (see the layout above), from its header's length and counts. */
+function fileLayout(headerLen: number, c: SegmentHeader['counts']) {
+  let off = 8 + headerLen;
+  const align = () => (off += (4 - (off % 4)) % 4);
+  const take = (n: number) => {
+    const at = off;
+    off += n;
+    return at;
+  };
+  align();
+  const fieldLensAt = take(c.docs * FIELDS.length * 4);
+  const docPathAt = take(c.docs * 4);
+  const idOffsetsAt = take((c.docs + 1) * 4);
+  const idBlobAt = take(c.idBytes);
+  align();
+  const termOffsetsAt = take((c.terms + 1) * 4);
+  const termBlobAt = take(c.termBytes);
+  align();
+  const termStartsAt = take((c.terms + 1) * 4);
+  const docsAt = take(c.postings * 4);
+  const tfsAt = take(c.postings * 2);
+  align();
+  return { fieldLensAt, docPathAt, idOffsetsAt, idBlobAt, termOffsetsAt, termBlobAt, termStartsAt, docsAt, tfsAt, end: off };
+}
+
+/** A segment file held open for its postings: closed by `Segment.close`, or when its segment is garbage-collected. */
+class PostingsFile {
+  constructor(
+    public fd: number,
+    /** Byte offsets of the posting documents and of the term frequencies. */
+    readonly docsAt: number,
+    readonly tfsAt: number,
+  ) {}
+
+  close(): void {
+    if (this.fd < 0) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      /* already closed */
+    }
+    this.fd = -1;
+  }
+}
+
+const unclosedFiles = new FinalizationRegistry<PostingsFile>((file) => file.close());
+
+/** Fills `into` from the file at `position`; a file that ends first is reported as truncated. */
+function readExactly(fd: number, into: ArrayBufferView, position: number, name: string): void {
+  const bytes = new Uint8Array(into.buffer, into.byteOffset, into.byteLength);
+  for (let off = 0; off < bytes.length; ) {
+    const n = readSync(fd, bytes, off, bytes.length - off, position + off);
+    if (n <= 0) throw new Error(`segment ${name}: file ends early (truncated)`);
+    off += n;
+  }
+}
+
+/** One array of a segment file's postings read front to back in MERGE_CHUNK windows (a merge's input). */
+class SequentialWindow<T extends Uint32Array | Uint16Array> {
+  private buf: T;
+  private from = 0;
+  private to = 0;
+
+  constructor(
+    private readonly make: (n: number) => T,
+    private readonly fd: number,
+    private readonly at: number,
+    private readonly total: number,
+    private readonly name: string,
+  ) {
+    this.buf = make(Math.min(MERGE_CHUNK, total));
+  }
+
+  /** Elements [start, end), valid until the next call. */
+  get(start: number, end: number): T {
+    if (start >= this.from && end <= this.to) return this.buf.subarray(start - this.from, end - this.from) as T;
+    const n = Math.min(Math.max(end - start, MERGE_CHUNK), this.total - start);
+    if (this.buf.length < n) this.buf = this.make(n);
+    readExactly(this.fd, this.buf.subarray(0, n), this.at + start * this.buf.BYTES_PER_ELEMENT, this.name);
+    this.from = start;
+    this.to = start + n;
+    return this.buf.subarray(0, end - start) as T;
+  }
+}
 
 export class Segment {
   /**
@@ -162,11 +273,88 @@ export class Segment {
     private readonly fieldLens: Uint32Array,
     private readonly terms: StringTable,
     /** Postings of term t are [termStarts[t], termStarts[t+1]). */
-    readonly termStarts: Uint32Array,
-    readonly postDocs: Uint32Array,
-    readonly postTfs: Uint16Array,
+    private readonly termStarts: Uint32Array,
+    /** The postings, while they are in memory (else read from `file`). */
+    private postDocs: Uint32Array | undefined,
+    private postTfs: Uint16Array | undefined,
   ) {
     this.deleted = new Uint8Array(docPathIdx.length);
+  }
+
+  /** The open file postings are read from (none while they are in memory). */
+  private file: PostingsFile | undefined;
+  /** Byte offsets of the posting arrays in the segment's file, once it was written or opened. */
+  private layout: { docsAt: number; tfsAt: number } | undefined;
+  /** term index → postings read from the file for recent searches, and their size in bytes. */
+  private readonly postingCache = new Map<number, Postings>();
+  private postingCacheBytes = 0;
+
+  /** Postings in the segment (every term's, deleted documents' included). */
+  get postingCount(): number {
+    return this.termStarts[this.termStarts.length - 1];
+  }
+
+  /** Whether the postings are held in memory (not written yet, or a small segment). */
+  get postingsInMemory(): boolean {
+    return !!this.postDocs;
+  }
+
+  /** Number of postings of term index `t` (deleted documents' included). */
+  df(t: number): number {
+    return this.termStarts[t + 1] - this.termStarts[t];
+  }
+
+  /**
+   * Postings of term index `t`: views of the arrays in memory, or read from the file (two positional reads), cached
+   * for the next searches within POSTING_CACHE_BYTES. Do not modify them.
+   */
+  postings(t: number): Postings {
+    const start = this.termStarts[t];
+    const end = this.termStarts[t + 1];
+    if (this.postDocs && this.postTfs) return { docs: this.postDocs.subarray(start, end), tfs: this.postTfs.subarray(start, end) };
+    const cached = this.postingCache.get(t);
+    if (cached) return cached;
+    const file = this.file;
+    if (!file || file.fd < 0) throw new Error(`lexical segment ${this.name} is closed`);
+    const out: Postings = { docs: new Uint32Array(end - start), tfs: new Uint16Array(end - start) };
+    readExactly(file.fd, out.docs, file.docsAt + 4 * start, this.name);
+    readExactly(file.fd, out.tfs, file.tfsAt + 2 * start, this.name);
+    const bytes = 6 * (end - start);
+    if (bytes <= POSTING_CACHE_BYTES / 4) {
+      if (this.postingCacheBytes + bytes > POSTING_CACHE_BYTES || this.postingCache.size >= CACHE_ENTRIES) {
+        this.postingCache.clear();
+        this.postingCacheBytes = 0;
+      }
+      this.postingCache.set(t, out);
+      this.postingCacheBytes += bytes;
+    }
+    return out;
+  }
+
+  /**
+   * From now on reads the postings from the segment's file at `path` (written by `write` or `Segment.mergeInto`) and
+   * drops them from memory.
+   */
+  attachFile(path: string): void {
+    if (!this.layout) throw new Error(`segment ${this.name}: attached to a file before it was written`);
+    this.useFile(new PostingsFile(openSync(path, 'r'), this.layout.docsAt, this.layout.tfsAt));
+  }
+
+  private useFile(file: PostingsFile): void {
+    this.file?.close();
+    this.file = file;
+    unclosedFiles.register(this, file, this);
+    this.postDocs = undefined;
+    this.postTfs = undefined;
+  }
+
+  /** Closes the segment's file (a file-backed segment cannot be searched afterwards). */
+  close(): void {
+    if (!this.file) return;
+    unclosedFiles.unregister(this);
+    this.file.close();
+    this.postingCache.clear();
+    this.postingCacheBytes = 0;
   }
 
   get docCount(): number {
@@ -261,27 +449,27 @@ export class Segment {
    * deletions, each deleted document is looked up in the postings instead of reading every posting.
    */
   liveDf(t: number): number {
-    const start = this.termStarts[t];
-    const end = this.termStarts[t + 1];
-    if (!this.deletedDocs) return end - start;
+    const all = this.df(t);
+    if (!this.deletedDocs) return all;
     let n = this.liveDfs.get(t);
     if (n === undefined) {
-      if (this.deletedDocs * 16 < end - start) {
+      const docs = this.postings(t).docs;
+      if (this.deletedDocs * 16 < all) {
         if (!this.deletedSorted) {
           const list = new Uint32Array(this.deletedDocs);
           for (let d = 0, i = 0; d < this.docCount; d++) if (this.deleted[d]) list[i++] = d;
           this.deletedSorted = list;
         }
-        n = end - start;
-        let p = start;
+        n = all;
+        let p = 0;
         for (const d of this.deletedSorted) {
-          p = advance(this.postDocs, p, end, d);
-          if (p >= end) break;
-          if (this.postDocs[p] === d) n--;
+          p = advance(docs, p, all, d);
+          if (p >= all) break;
+          if (docs[p] === d) n--;
         }
       } else {
         n = 0;
-        for (let p = start; p < end; p++) if (!this.deleted[this.postDocs[p]]) n++;
+        for (let p = 0; p < all; p++) if (!this.deleted[docs[p]]) n++;
       }
       if (this.liveDfs.size >= CACHE_ENTRIES) this.liveDfs.clear();
       this.liveDfs.set(t, n);
@@ -301,17 +489,16 @@ export class Segment {
     const cached = this.bounds.get(t);
     if (cached && cached.k1 === params.k1 && cached.b === params.b && avg <= cached.avg && avg * AVG_SLACK * AVG_SLACK >= cached.avg) return cached;
     const ref = avg * AVG_SLACK;
-    const start = this.termStarts[t];
-    const end = this.termStarts[t + 1];
+    const { docs, tfs } = this.postings(t);
     const windows: number[] = [];
     const bounds: number[] = [];
     const nf = FIELDS.length;
     const lens = this.fieldLens;
     let max = 0;
-    for (let p = start; p < end; p++) {
-      const d = this.postDocs[p];
+    for (let p = 0; p < docs.length; p++) {
+      const d = docs[p];
       const w = d >>> WINDOW_SHIFT;
-      const f = tfWeight(this.postTfs[p], lens[d * nf + fieldIndex], ref, params);
+      const f = tfWeight(tfs[p], lens[d * nf + fieldIndex], ref, params);
       if (f > max) max = f;
       const last = windows.length - 1;
       if (last >= 0 && windows[last] === w) {
@@ -349,11 +536,12 @@ export class Segment {
     if (bits) return bits;
     const count = this.sampleCount;
     bits = new Uint32Array((count + 31) >>> 5);
-    let p = this.termStarts[t];
-    const end = this.termStarts[t + 1];
-    if (end - p <= count) {
+    const docs = this.postings(t).docs;
+    let p = 0;
+    const end = docs.length;
+    if (end <= count) {
       for (let j = 0; p < end; p++) {
-        const d = this.postDocs[p];
+        const d = docs[p];
         while (j < count && this.sampleDoc(j) < d) j++;
         if (j >= count) break;
         if (this.sampleDoc(j) === d) bits[j >>> 5] |= 1 << (j & 31);
@@ -361,8 +549,8 @@ export class Segment {
     } else {
       for (let j = 0; j < count && p < end; j++) {
         const d = this.sampleDoc(j);
-        p = advance(this.postDocs, p, end, d);
-        if (p < end && this.postDocs[p] === d) bits[j >>> 5] |= 1 << (j & 31);
+        p = advance(docs, p, end, d);
+        if (p < end && docs[p] === d) bits[j >>> 5] |= 1 << (j & 31);
       }
     }
     if (this.samples.size >= CACHE_ENTRIES) this.samples.clear();
@@ -372,12 +560,13 @@ export class Segment {
 
   /** Term frequency of term index `t` in document `doc` (postings are sorted by doc), 0 if absent. */
   tfOf(t: number, doc: number): number {
-    let lo = this.termStarts[t];
-    let hi = this.termStarts[t + 1] - 1;
+    const { docs, tfs } = this.postings(t);
+    let lo = 0;
+    let hi = docs.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const d = this.postDocs[mid];
-      if (d === doc) return this.postTfs[mid];
+      const d = docs[mid];
+      if (d === doc) return tfs[mid];
       if (d < doc) lo = mid + 1;
       else hi = mid - 1;
     }
@@ -433,23 +622,42 @@ export class Segment {
     return new Segment(name, paths, docPathIdx, StringTable.pack(ids), fieldLens, StringTable.pack(terms), termStarts, postDocs, postTfs);
   }
 
-  /**
-   * Merges the live documents of several segments into one, by a k-way merge of their sorted term
-   * dictionaries straight into typed arrays (no per-posting objects). Ids and terms are copied as UTF-8 bytes from
-   * the inputs' blobs (no string per term or id is kept), so the merge holds little beyond its inputs and its output.
-   * Returns undefined when no live document remains.
-   */
-  static merge(segments: readonly Segment[], name: string): Segment | undefined {
-    const nf = FIELDS.length;
-    let live = 0;
-    let idBytes = 0;
-    let postings = 0;
-    for (const seg of segments) {
-      live += seg.liveCount;
-      postings += seg.postDocs.length;
-      for (let d = 0; d < seg.docCount; d++) if (!seg.deleted[d]) idBytes += seg.ids.byteLength(d);
+  /** Live documents across `segments` (a merge of none writes nothing). */
+  static liveTotal(segments: readonly Segment[]): number {
+    return segments.reduce((n, s) => n + s.liveCount, 0);
+  }
+
+  /** Reads the postings of this segment front to back (a merge's input): views in memory, else sequential file reads. */
+  private sequential(): { docs(start: number, end: number): Uint32Array; tfs(start: number, end: number): Uint16Array } {
+    if (this.postDocs && this.postTfs) {
+      const docs = this.postDocs;
+      const tfs = this.postTfs;
+      return { docs: (a, b) => docs.subarray(a, b), tfs: (a, b) => tfs.subarray(a, b) };
     }
-    if (!live) return undefined;
+    const file = this.file;
+    if (!file || file.fd < 0) throw new Error(`lexical segment ${this.name} is closed`);
+    const total = this.postingCount;
+    const docs = new SequentialWindow((n) => new Uint32Array(n), file.fd, file.docsAt, total, this.name);
+    const tfs = new SequentialWindow((n) => new Uint16Array(n), file.fd, file.tfsAt, total, this.name);
+    return { docs: (a, b) => docs.get(a, b), tfs: (a, b) => tfs.get(a, b) };
+  }
+
+  /**
+   * Merges the live documents of several segments (at least one) into a new segment file written to `fh`, and
+   * returns that segment (its postings in the file: `attachFile` once the file is in place). Bounded memory: the
+   * output's documents and dictionary are built in memory (what the segment keeps), then its postings are streamed
+   * out in MERGE_CHUNK pieces while the inputs' are read in order (in memory, or from their files in large sequential
+   * reads). Three passes over the inputs' dictionaries in order: a k-way merge of the sorted dictionaries finds the
+   * output's terms and their live postings (terms left with none are dropped), then the documents and the term
+   * frequencies are written. Ids and terms are copied as UTF-8 bytes (no string per term or id is kept). The file is
+   * byte for byte the segment built from the live documents.
+   */
+  static async mergeInto(segments: readonly Segment[], name: string, fh: FileHandle): Promise<Segment> {
+    const nf = FIELDS.length;
+    const live = Segment.liveTotal(segments);
+    if (!live) throw new Error(`merge ${name}: no live document`);
+    let idBytes = 0;
+    for (const seg of segments) for (let d = 0; d < seg.docCount; d++) if (!seg.deleted[d]) idBytes += seg.ids.byteLength(d);
     const remaps: Int32Array[] = [];
     const paths: string[] = [];
     const pathIndex = new Map<string, number>();
@@ -481,64 +689,144 @@ export class Segment {
       }
       remaps.push(remap);
     }
-    // Without deletions the output holds exactly every input posting: the arrays are sized to it, never copied.
-    const postDocs = new Uint32Array(postings);
-    const postTfs = new Uint16Array(postings);
+    const hasDeletions = segments.map((s) => s.deletedDocs > 0);
+
+    // Pass 1: the output dictionary. outTerm[si][t]: the output term of input term t, -1 when it has no live posting.
     const terms = new StringTableBuilder(segments.reduce((k, s) => k + s.termCount, 0), segments.reduce((k, s) => k + s.terms.blob.length, 0));
+    const outTerm = segments.map((s) => new Int32Array(s.termCount).fill(-1));
     let starts = new Uint32Array(1024);
-    const cursor = segments.map(() => 0);
-    const current = segments.map((s) => (s.termCount ? s.term(0) : undefined));
-    let at = 0;
-    for (;;) {
-      let min: string | undefined;
-      let from = -1;
-      for (let si = 0; si < current.length; si++) {
-        const t = current[si];
-        if (t !== undefined && (min === undefined || t < min)) {
-          min = t;
-          from = si;
+    let total = 0;
+    {
+      const readers = segments.map((s, si) => (hasDeletions[si] ? s.sequential() : undefined));
+      const cursor = segments.map(() => 0);
+      const current = segments.map((s) => (s.termCount ? s.term(0) : undefined));
+      const from: number[] = [];
+      for (;;) {
+        let min: string | undefined;
+        for (const t of current) if (t !== undefined && (min === undefined || t < min)) min = t;
+        if (min === undefined) break;
+        from.length = 0;
+        let count = 0;
+        for (let si = 0; si < segments.length; si++) {
+          if (current[si] !== min) continue;
+          from.push(si);
+          const seg = segments[si];
+          const t = cursor[si];
+          const reader = readers[si];
+          if (!reader) count += seg.df(t);
+          else {
+            const docs = reader.docs(seg.termStarts[t], seg.termStarts[t + 1]);
+            const remap = remaps[si];
+            for (let p = 0; p < docs.length; p++) if (remap[docs[p]] >= 0) count++;
+          }
+        }
+        if (count) {
+          const o = terms.length;
+          if (o + 1 >= starts.length) {
+            const grown = new Uint32Array(starts.length * 2);
+            grown.set(starts);
+            starts = grown;
+          }
+          starts[o] = total;
+          total += count;
+          terms.copy(segments[from[0]].terms, cursor[from[0]]);
+          for (const si of from) outTerm[si][cursor[si]] = o;
+        }
+        for (const si of from) {
+          const seg = segments[si];
+          const t = ++cursor[si];
+          current[si] = t < seg.termCount ? seg.term(t) : undefined;
         }
       }
-      if (min === undefined) break;
-      const begin = at;
-      for (let si = 0; si < segments.length; si++) {
-        if (current[si] !== min) continue;
-        const seg = segments[si];
-        const t = cursor[si];
-        const remap = remaps[si];
-        for (let p = seg.termStarts[t]; p < seg.termStarts[t + 1]; p++) {
-          const nd = remap[seg.postDocs[p]];
-          if (nd < 0) continue;
-          postDocs[at] = nd;
-          postTfs[at] = seg.postTfs[p];
-          at++;
-        }
-        if (si !== from) {
-          cursor[si] = t + 1;
-          current[si] = t + 1 < seg.termCount ? seg.term(t + 1) : undefined;
-        }
-      }
-      if (at > begin) {
-        if (terms.length + 1 >= starts.length) {
-          const grown = new Uint32Array(starts.length * 2);
-          grown.set(starts);
-          starts = grown;
-        }
-        starts[terms.length] = begin;
-        terms.copy(segments[from].terms, cursor[from]);
-      }
-      const seg = segments[from];
-      cursor[from]++;
-      current[from] = cursor[from] < seg.termCount ? seg.term(cursor[from]) : undefined;
     }
-    starts[terms.length] = at;
-    return new Segment(
-      name, paths, docPathIdx, ids.build(), lens, terms.build(), starts.slice(0, terms.length + 1),
-      at === postings ? postDocs : postDocs.slice(0, at), at === postings ? postTfs : postTfs.slice(0, at),
-    );
+    const termCount = terms.length;
+    starts[termCount] = total;
+    const termStarts = starts.slice(0, termCount + 1);
+    const idTable = ids.build();
+    const termTable = terms.build();
+
+    let crc = 0;
+    let size = 0;
+    const emit = async (buf: Buffer) => {
+      crc = crc32(buf, crc);
+      size += buf.length;
+      await writeAll(fh, buf);
+    };
+    const meta = fileStart(paths, { docs: live, terms: termCount, postings: total, idBytes: idTable.blob.length, termBytes: termTable.blob.length }, [
+      lens, docPathIdx, idTable.offsets, idTable.blob, PAD, termTable.offsets, termTable.blob, PAD, termStarts,
+    ]);
+    for (const part of meta) await emit(part);
+    const docsAt = size;
+
+    // Passes 2 and 3: every output term's postings, input by input (their documents ascend), documents then tfs.
+    const stream = async <T extends Uint32Array | Uint16Array>(out: T, copy: (si: number, t: number, out: T, at: number) => number) => {
+      const bytes = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+      const cursor = segments.map(() => 0);
+      let at = 0;
+      for (let o = 0; o < termCount; o++) {
+        for (let si = 0; si < segments.length; si++) {
+          const map = outTerm[si];
+          let t = cursor[si];
+          while (t < map.length && map[t] < o) t++;
+          cursor[si] = t;
+          if (t >= map.length || map[t] !== o) continue;
+          const df = segments[si].df(t);
+          if (at + df > out.length) {
+            await emit(bytes.subarray(0, at * out.BYTES_PER_ELEMENT));
+            at = 0;
+          }
+          at = copy(si, t, out, at);
+          cursor[si] = t + 1;
+        }
+      }
+      if (at) await emit(bytes.subarray(0, at * out.BYTES_PER_ELEMENT));
+    };
+    // (a term's postings larger than the chunk get a chunk of their own)
+    const chunk = Math.max(MERGE_CHUNK, ...segments.map((s) => s.maxDf()));
+    let readers = segments.map((s) => s.sequential());
+    await stream(new Uint32Array(chunk), (si, t, out, at) => {
+      const seg = segments[si];
+      const docs = readers[si].docs(seg.termStarts[t], seg.termStarts[t + 1]);
+      const remap = remaps[si];
+      for (let p = 0; p < docs.length; p++) {
+        const nd = remap[docs[p]];
+        if (nd >= 0) out[at++] = nd;
+      }
+      return at;
+    });
+    const tfsAt = size;
+    readers = segments.map((s) => s.sequential());
+    const docReaders = segments.map((s, si) => (hasDeletions[si] ? s.sequential() : undefined));
+    await stream(new Uint16Array(chunk), (si, t, out, at) => {
+      const seg = segments[si];
+      const a = seg.termStarts[t];
+      const b = seg.termStarts[t + 1];
+      const tfs = readers[si].tfs(a, b);
+      const docReader = docReaders[si];
+      if (!docReader) {
+        out.set(tfs, at);
+        return at + tfs.length;
+      }
+      const docs = docReader.docs(a, b);
+      const remap = remaps[si];
+      for (let p = 0; p < docs.length; p++) if (remap[docs[p]] >= 0) out[at++] = tfs[p];
+      return at;
+    });
+    if (size % 4) await emit(Buffer.alloc(4 - (size % 4)));
+    await writeAll(fh, u32(crc));
+    const seg = new Segment(name, paths, docPathIdx, idTable, lens, termTable, termStarts, undefined, undefined);
+    seg.layout = { docsAt, tfsAt };
+    return seg;
   }
 
-  /** The file's bytes in one buffer (see `write` for writing it without the copy). */
+  /** The largest number of postings of one term. */
+  private maxDf(): number {
+    let max = 0;
+    for (let t = 0; t < this.termCount; t++) max = Math.max(max, this.termStarts[t + 1] - this.termStarts[t]);
+    return max;
+  }
+
+  /** The file's bytes in one buffer, for a segment whose postings are in memory (see `write` for writing it without the copy). */
   serialize(): Buffer {
     const parts = this.fileParts();
     const body = Buffer.concat(parts);
@@ -547,7 +835,7 @@ export class Segment {
 
   /**
    * Writes the file's bytes to an open file, section by section from the arrays themselves (no copy of the segment in
-   * one buffer), the CRC-32 computed on the way; returns the bytes written.
+   * one buffer), the CRC-32 computed on the way; returns the bytes written. The postings must be in memory.
    */
   async write(fh: FileHandle): Promise<number> {
     let crc = 0;
@@ -563,93 +851,143 @@ export class Segment {
 
   /** The file's sections before the CRC, in order: views of the segment's arrays, the header and padding. */
   private fileParts(): Buffer[] {
-    const header = Buffer.from(
-      JSON.stringify({
-        v: 2,
-        fields: FIELDS,
-        paths: this.paths,
-        counts: { docs: this.docCount, terms: this.terms.length, postings: this.postDocs.length, idBytes: this.ids.blob.length, termBytes: this.terms.blob.length },
-      }),
-      'utf8',
-    );
-    const parts: Buffer[] = [Buffer.from(MAGIC, 'ascii'), u32(header.length), header];
-    let size = 8 + header.length;
-    const pad = () => {
-      const n = (4 - (size % 4)) % 4;
-      if (n) {
-        parts.push(Buffer.alloc(n));
-        size += n;
-      }
-    };
-    const push = (b: Buffer | ArrayBufferView) => {
-      const buf = Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-      parts.push(buf);
-      size += buf.length;
-    };
-    pad();
-    push(this.fieldLens);
-    push(this.docPathIdx);
-    push(this.ids.offsets);
-    push(this.ids.blob);
-    pad();
-    push(this.terms.offsets);
-    push(this.terms.blob);
-    pad();
-    push(this.termStarts);
-    push(this.postDocs);
-    push(this.postTfs);
-    pad();
+    if (!this.postDocs || !this.postTfs) throw new Error(`segment ${this.name}: its postings are in its file, not in memory`);
+    const parts = fileStart(this.paths, { docs: this.docCount, terms: this.terms.length, postings: this.postDocs.length, idBytes: this.ids.blob.length, termBytes: this.terms.blob.length }, [
+      this.fieldLens, this.docPathIdx, this.ids.offsets, this.ids.blob, PAD, this.terms.offsets, this.terms.blob, PAD, this.termStarts,
+    ]);
+    let size = parts.reduce((k, b) => k + b.length, 0);
+    const docsAt = size;
+    parts.push(view(this.postDocs));
+    size += this.postDocs.byteLength;
+    const tfsAt = size;
+    parts.push(view(this.postTfs));
+    size += this.postTfs.byteLength;
+    if (size % 4) parts.push(Buffer.alloc(4 - (size % 4)));
+    this.layout = { docsAt, tfsAt };
     return parts;
   }
 
-  /** Opens a serialized segment. Sections are views into `buf` (no copies) when it is 4-byte aligned. */
+  /**
+   * Opens a segment file. One that holds `inMemoryBelow` bytes or fewer is read whole (postings in memory); a larger
+   * one keeps its documents and dictionary in memory and its file open for the postings. Either way every byte is
+   * checked against the CRC-32 (the postings in 1 MiB reads that are not kept). Errors name the damage; a missing
+   * file throws the ENOENT of `open`.
+   */
+  static open(name: string, path: string, inMemoryBelow = 0): Segment {
+    const fd = openSync(path, 'r');
+    let file: PostingsFile | undefined;
+    try {
+      const size = fstatSync(fd).size;
+      if (size <= inMemoryBelow) return Segment.deserialize(name, readFileSync(fd));
+      if (size < 12) throw new Error(`segment ${name}: not a Quarry lexical segment of this version (bad magic)`);
+      const head = Buffer.alloc(8);
+      readExactly(fd, head, 0, name);
+      if (head.toString('ascii', 0, 4) !== MAGIC) throw new Error(`segment ${name}: not a Quarry lexical segment of this version (bad magic)`);
+      const headerLen = head.readUInt32LE(4);
+      if (8 + headerLen > size - 4) throw new Error(`segment ${name}: length mismatch`);
+      const headerBytes = Buffer.alloc(headerLen);
+      readExactly(fd, headerBytes, 8, name);
+      const header = parseHeader(name, headerBytes);
+      const layout = fileLayout(headerLen, header.counts);
+      if (layout.end + 4 !== size) throw new Error(`segment ${name}: length mismatch`);
+      const meta = Buffer.allocUnsafe(layout.docsAt);
+      readExactly(fd, meta, 0, name);
+      let crc = crc32(meta);
+      const chunk = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, layout.end - layout.docsAt)));
+      for (let off = layout.docsAt; off < layout.end; ) {
+        const n = Math.min(chunk.length, layout.end - off);
+        readExactly(fd, chunk.subarray(0, n), off, name);
+        crc = crc32(chunk.subarray(0, n), crc);
+        off += n;
+      }
+      const stored = Buffer.alloc(4);
+      readExactly(fd, stored, layout.end, name);
+      if (crc !== stored.readUInt32LE(0)) throw new Error(`segment ${name}: checksum mismatch (file damaged or truncated)`);
+      const seg = Segment.fromSections(name, header, meta, layout, false);
+      file = new PostingsFile(fd, layout.docsAt, layout.tfsAt);
+      seg.layout = { docsAt: layout.docsAt, tfsAt: layout.tfsAt };
+      seg.useFile(file);
+      return seg;
+    } finally {
+      if (!file) closeSync(fd);
+    }
+  }
+
+  /** Opens a serialized segment, postings in memory. Sections are views into `buf` (no copies) when it is 4-byte aligned. */
   static deserialize(name: string, buf: Buffer): Segment {
     if (buf.length < 12 || buf.toString('ascii', 0, 4) !== MAGIC) throw new Error(`segment ${name}: not a Quarry lexical segment of this version (bad magic)`);
     const body = buf.subarray(0, buf.length - 4);
     if (crc32(body) !== buf.readUInt32LE(buf.length - 4)) throw new Error(`segment ${name}: checksum mismatch (file damaged or truncated)`);
     const headerLen = buf.readUInt32LE(4);
-    const header = JSON.parse(buf.toString('utf8', 8, 8 + headerLen)) as {
-      v: number; fields: string[]; paths: string[];
-      counts: { docs: number; terms: number; postings: number; idBytes: number; termBytes: number };
-    };
-    if (header.v !== 2 || header.fields.join(',') !== FIELDS.join(',')) throw new Error(`segment ${name}: unsupported version or field layout`);
-    const { docs, terms, postings, idBytes, termBytes } = header.counts;
-    let off = 8 + headerLen;
-    const align = () => {
-      off += (4 - (off % 4)) % 4;
-    };
-    const bytes = (n: number): Buffer => {
-      if (off + n > body.length) throw new Error(`segment ${name}: length mismatch`);
-      const b = buf.subarray(off, off + n);
-      off += n;
-      return b;
-    };
-    const view = <T extends Uint32Array | Uint16Array>(Ctor: { new (b: ArrayBufferLike, o: number, n: number): T; new (n: number): T; BYTES_PER_ELEMENT: number }, n: number): T => {
-      const b = bytes(n * Ctor.BYTES_PER_ELEMENT);
+    if (8 + headerLen > body.length) throw new Error(`segment ${name}: length mismatch`);
+    const header = parseHeader(name, buf.subarray(8, 8 + headerLen));
+    const layout = fileLayout(headerLen, header.counts);
+    if (layout.end !== body.length) throw new Error(`segment ${name}: length mismatch`);
+    const seg = Segment.fromSections(name, header, buf, layout, true);
+    seg.layout = { docsAt: layout.docsAt, tfsAt: layout.tfsAt };
+    return seg;
+  }
+
+  /** A segment from a file's bytes (`buf` holds at least everything before the postings; with `postings`, all of them too). */
+  private static fromSections(name: string, header: SegmentHeader, buf: Buffer, at: ReturnType<typeof fileLayout>, postings: boolean): Segment {
+    const { docs, terms, postings: count, idBytes, termBytes } = header.counts;
+    const arr = <T extends Uint32Array | Uint16Array>(Ctor: { new (b: ArrayBufferLike, o: number, n: number): T; new (n: number): T; BYTES_PER_ELEMENT: number }, off: number, n: number): T => {
+      const b = buf.subarray(off, off + n * Ctor.BYTES_PER_ELEMENT);
       if (b.byteOffset % Ctor.BYTES_PER_ELEMENT === 0) return new Ctor(b.buffer, b.byteOffset, n);
       const out = new Ctor(n);
       Buffer.from(out.buffer).set(b);
       return out;
     };
-    align();
-    const fieldLens = view(Uint32Array, docs * FIELDS.length);
-    const docPathIdx = view(Uint32Array, docs);
-    const idOffsets = view(Uint32Array, docs + 1);
-    const idBlob = bytes(idBytes);
-    align();
-    const termOffsets = view(Uint32Array, terms + 1);
-    const termBlob = bytes(termBytes);
-    align();
-    const termStarts = view(Uint32Array, terms + 1);
-    const postDocs = view(Uint32Array, postings);
-    const postTfs = view(Uint16Array, postings);
-    align();
-    if (off !== body.length) throw new Error(`segment ${name}: length mismatch`);
     return new Segment(
-      name, header.paths, docPathIdx, new StringTable(idBlob, idOffsets), fieldLens,
-      new StringTable(termBlob, termOffsets), termStarts, postDocs, postTfs,
+      name, header.paths, arr(Uint32Array, at.docPathAt, docs),
+      new StringTable(buf.subarray(at.idBlobAt, at.idBlobAt + idBytes), arr(Uint32Array, at.idOffsetsAt, docs + 1)),
+      arr(Uint32Array, at.fieldLensAt, docs * FIELDS.length),
+      new StringTable(buf.subarray(at.termBlobAt, at.termBlobAt + termBytes), arr(Uint32Array, at.termOffsetsAt, terms + 1)),
+      arr(Uint32Array, at.termStartsAt, terms + 1),
+      postings ? arr(Uint32Array, at.docsAt, count) : undefined,
+      postings ? arr(Uint16Array, at.tfsAt, count) : undefined,
     );
   }
+}
+
+/** Marks where `fileStart` pads to a 4-byte boundary. */
+const PAD = Symbol('pad');
+
+const view = (b: Buffer | ArrayBufferView): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+
+/** The file's magic, header and the sections before the postings (`PAD` where the layout aligns), padded as laid out. */
+function fileStart(paths: string[], counts: SegmentHeader['counts'], sections: Array<Buffer | ArrayBufferView | typeof PAD>): Buffer[] {
+  const header = Buffer.from(JSON.stringify({ v: 2, fields: FIELDS, paths, counts }), 'utf8');
+  const parts: Buffer[] = [Buffer.from(MAGIC, 'ascii'), u32(header.length), header];
+  let size = 8 + header.length;
+  const pad = () => {
+    const n = (4 - (size % 4)) % 4;
+    if (n) {
+      parts.push(Buffer.alloc(n));
+      size += n;
+    }
+  };
+  pad();
+  for (const s of sections) {
+    if (s === PAD) pad();
+    else {
+      const b = view(s);
+      parts.push(b);
+      size += b.length;
+    }
+  }
+  return parts;
+}
+
+function parseHeader(name: string, bytes: Buffer): SegmentHeader {
+  let header: SegmentHeader;
+  try {
+    header = JSON.parse(bytes.toString('utf8')) as SegmentHeader;
+  } catch {
+    throw new Error(`segment ${name}: header unreadable`);
+  }
+  if (header.v !== 2 || header.fields?.join(',') !== FIELDS.join(',') || !header.counts) throw new Error(`segment ${name}: unsupported version or field layout`);
+  return header;
 }
 
 /**
