@@ -215,12 +215,25 @@ describe('Go implicit interfaces: the facts kept for the next process', function
       const saved = readdirSync(join(root, '.quarry'), { recursive: true }).map(String).find((f) => f.endsWith('go-facts.json'));
       assert.ok(saved, 'the facts are saved in the index folder');
 
+      // another process after an edit that declares nothing (a comment where the types are declared): the join saved
+      // with the facts is reused, and the rows that hung on the replaced chunks are written again
+      const types = join(root, 'storage', 'types.go');
+      writeFileSync(types, `${readFileSync(types, 'utf8')}\n// (an edit that declares nothing)\n`);
+      engine = await Engine.open(root, { embedding: null, reranker: null });
+      const comment = await engine.index();
+      assert.equal(comment.derivedConformances?.go?.filesRead, 1, JSON.stringify(comment.derivedConformances));
+      assert.equal(comment.derivedConformances?.go?.joinReused, true, JSON.stringify(comment.derivedConformances));
+      assert.ok((comment.derivedConformances?.go?.added ?? 0) >= 3, JSON.stringify(comment.derivedConformances));
+      assert.deepEqual(implementers((await engine.search('what implements Reader', { limit: 20 })).matches), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
+      await engine.close();
+
       // another process (a new engine: nothing in memory) after one file changed: one file parsed, same answer
       const methods = join(root, 'storage', 'methods.go');
       writeFileSync(methods, readFileSync(methods, 'utf8') + '\n// Flush does nothing.\nfunc (f FileSource) Flush() {}\n');
       engine = await Engine.open(root, { embedding: null, reranker: null });
       const one = await engine.index();
-      assert.equal(one.derivedConformances?.go?.filesRead, 1, JSON.stringify(one.derivedConformances));
+      assert.equal(one.derivedConformances?.go?.filesRead, 2, JSON.stringify(one.derivedConformances)); // (and types.go, edited above)
+      assert.equal(one.derivedConformances?.go?.joinReused, undefined, 'a new method: the join is computed again');
       assert.equal(one.derivedConformances?.go?.rows, cold.derivedConformances?.go?.rows);
       assert.deepEqual(implementers((await engine.search('what implements Reader', { limit: 20 })).matches), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
       await engine.close();
