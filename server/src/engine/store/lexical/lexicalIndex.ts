@@ -82,8 +82,6 @@ export class LexicalIndex {
   /** Documents added since the last commit, already turned into postings (their token lists are not kept). */
   private pending: SegmentBuilder | undefined;
   private dirty = false;
-  /** path → live (segment, ordinal) pairs. */
-  private byPath = new Map<string, Array<[Segment, number]>>();
   private liveDocs = 0;
   private lenSums = new Float64Array(FIELDS.length);
   /** The segments were dropped from memory by `release` (read again on the next use). */
@@ -136,7 +134,6 @@ export class LexicalIndex {
     if (this.dirty || this.pending || this.released) return;
     for (const seg of this.segments) seg.close();
     this.segments = [];
-    this.byPath.clear();
     this.liveDocs = 0;
     this.lenSums.fill(0);
     this.released = true;
@@ -150,7 +147,6 @@ export class LexicalIndex {
     for (const seg of this.segments) seg.close();
     if (this.dirty || this.pending) return;
     this.segments = [];
-    this.byPath.clear();
     this.liveDocs = 0;
     this.lenSums.fill(0);
     this.released = true;
@@ -205,25 +201,22 @@ export class LexicalIndex {
     this.rebuildDerived();
   }
 
+  /** The live document count and field length sums, from the segments (a path's documents: `Segment.docsOfPath`). */
   private rebuildDerived(): void {
-    this.byPath.clear();
     this.liveDocs = 0;
     this.lenSums.fill(0);
-    for (const seg of this.segments) {
-      for (let d = 0; d < seg.docCount; d++) {
-        if (seg.deleted[d]) continue;
-        this.track(seg, d);
-      }
-    }
+    for (const seg of this.segments) this.track(seg);
   }
 
-  private track(seg: Segment, d: number): void {
-    this.liveDocs++;
-    for (let f = 0; f < FIELDS.length; f++) this.lenSums[f] += seg.fieldLength(d, f);
-    const path = seg.docPath(d);
-    let list = this.byPath.get(path);
-    if (!list) this.byPath.set(path, (list = []));
-    list.push([seg, d]);
+  /** Adds a segment's live documents to the count and the field length sums. */
+  private track(seg: Segment): void {
+    const nf = FIELDS.length;
+    const lens = seg.fieldLengths;
+    for (let d = 0; d < seg.docCount; d++) {
+      if (seg.deleted[d]) continue;
+      this.liveDocs++;
+      for (let f = 0; f < nf; f++) this.lenSums[f] += lens[d * nf + f];
+    }
   }
 
   /** Generation of the manifest this instance last loaded or committed (another process's commit raises the file's). */
@@ -245,7 +238,9 @@ export class LexicalIndex {
   /** Ids of the live documents of a path. */
   idsForPath(path: string): string[] {
     this.loaded();
-    return (this.byPath.get(path) ?? []).map(([seg, d]) => seg.docId(d));
+    const out: string[] = [];
+    for (const seg of this.segments) for (const d of seg.docsOfPath(path)) if (!seg.deleted[d]) out.push(seg.docId(d));
+    return out;
   }
 
   /** Every live document id (for consistency checks against the chunk store). */
@@ -261,16 +256,15 @@ export class LexicalIndex {
     this.loaded();
     let removed = 0;
     for (const path of paths) {
-      const list = this.byPath.get(path);
-      if (list) {
-        for (const [seg, d] of list) {
+      for (const seg of this.segments) {
+        for (const d of seg.docsOfPath(path)) {
+          if (seg.deleted[d]) continue;
           seg.markDeleted(d);
           this.liveDocs--;
           for (let f = 0; f < FIELDS.length; f++) this.lenSums[f] -= seg.fieldLength(d, f);
           removed++;
+          this.dirty = true;
         }
-        this.byPath.delete(path);
-        this.dirty = true;
       }
       // the documents added since the last commit too, unless told (`pending: false`: they are the paths' new ones)
       if (options.pending !== false && this.pending?.removePath(path)) this.dirty = true;
@@ -305,7 +299,7 @@ export class LexicalIndex {
       // a large segment's postings are read from its file from now on (segment.ts)
       if (bytes > this.inMemoryBelow) seg.attachFile(join(this.dir, seg.name));
       segments = [...segments, seg];
-      for (let d = 0; d < seg.docCount; d++) this.track(seg, d);
+      this.track(seg);
     }
     const toMerge = chooseMerge(segments);
     if (toMerge.length) {
@@ -356,7 +350,6 @@ export class LexicalIndex {
     this.loaded();
     for (const seg of this.segments) seg.markAllDeleted();
     this.pending = undefined;
-    this.byPath.clear();
     this.liveDocs = 0;
     this.lenSums.fill(0);
     this.dirty = true;

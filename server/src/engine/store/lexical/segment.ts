@@ -394,6 +394,32 @@ export class Segment {
     return this.docPathIdx[d];
   }
 
+  /** Path → its index (built on first use). */
+  private pathIndexes: Map<string, number> | undefined;
+  /** The documents grouped by path index, ascending within a path: path i's are pathDocs[pathStarts[i], pathStarts[i+1]). */
+  private pathStarts: Uint32Array | undefined;
+  private pathDocs: Uint32Array | undefined;
+
+  /**
+   * The documents of a path, ascending, deleted ones included (a counting sort of the documents by path, done on first
+   * use: two typed arrays, no object per document).
+   */
+  docsOfPath(path: string): Uint32Array {
+    if (!this.pathIndexes || !this.pathStarts || !this.pathDocs) {
+      this.pathIndexes = new Map(this.paths.map((p, i) => [p, i]));
+      const starts = new Uint32Array(this.paths.length + 1);
+      for (let d = 0; d < this.docCount; d++) starts[this.docPathIdx[d] + 1]++;
+      for (let i = 0; i < this.paths.length; i++) starts[i + 1] += starts[i];
+      const next = starts.slice(0, this.paths.length);
+      const docs = new Uint32Array(this.docCount);
+      for (let d = 0; d < this.docCount; d++) docs[next[this.docPathIdx[d]]++] = d;
+      this.pathStarts = starts;
+      this.pathDocs = docs;
+    }
+    const i = this.pathIndexes.get(path);
+    return i === undefined ? this.pathDocs.subarray(0, 0) : this.pathDocs.subarray(this.pathStarts[i], this.pathStarts[i + 1]);
+  }
+
   get termCount(): number {
     return this.terms.length;
   }
