@@ -6,7 +6,7 @@
  */
 import { FileLockedError } from '../fileLock';
 
-export type EnvironmentCause = 'ENOSPC' | 'EDQUOT' | 'EACCES' | 'EPERM' | 'EROFS' | 'EMFILE' | 'ENFILE' | 'EIO' | 'LOCKED';
+export type EnvironmentCause = 'ENOSPC' | 'EDQUOT' | 'EACCES' | 'EPERM' | 'EROFS' | 'EMFILE' | 'ENFILE' | 'EIO' | 'LOCKED' | 'PANIC';
 
 const CAUSES: Record<EnvironmentCause, { what: string; fix: string }> = {
   ENOSPC: { what: 'No space left on device', fix: 'free disk space and run the command again' },
@@ -18,6 +18,13 @@ const CAUSES: Record<EnvironmentCause, { what: string; fix: string }> = {
   ENFILE: { what: 'Too many open files in the system', fix: 'close other programs or raise the system limit and run the command again' },
   EIO: { what: 'Input/output error', fix: 'check the disk (dmesg) and run the command again' },
   LOCKED: { what: 'Another Quarry process holds the lock', fix: 'wait for it to finish (or stop it) and run the command again' },
+  // LanceDB's native code stopped (a Rust panic: its message is printed on stderr; every later call in the process then
+  // fails with a "poisoned" lock). Seen with a malformed LANCE_* variable (LANCE_CPU_THREADS=""): not proof that the
+  // files are damaged, so the index is not reset for it (issue 21: it was, and a 96k-chunk index was lost).
+  PANIC: {
+    what: 'LanceDB\'s native library stopped with an internal error (a panic; its message is above on stderr)',
+    fix: 'check the LANCE_* and LANCEDB_* environment variables (LANCE_CPU_THREADS and LANCE_IO_THREADS must be whole numbers) and run the command again; if it persists, `quarry index --full` rebuilds the index',
+  },
 };
 
 /** Patterns of the native (LanceDB, Rust) messages, which carry no errno code. */
@@ -29,6 +36,7 @@ const NATIVE: Array<[RegExp, EnvironmentCause]> = [
   [/operation not permitted|os error 1\b|EPERM/i, 'EPERM'],
   [/too many open files|os error 24\b|EMFILE/i, 'EMFILE'],
   [/input\/output error|os error 5\b/i, 'EIO'],
+  [/^Panic in async function|instance has previously been poisoned|\bpanicked at\b/i, 'PANIC'],
 ];
 
 /** The environmental cause of an error, or undefined when it is something else (possibly damage). */
