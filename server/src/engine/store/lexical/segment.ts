@@ -215,31 +215,61 @@ function readExactly(fd: number, into: ArrayBufferView, position: number, name: 
   }
 }
 
-/** One array of a segment file's postings read front to back in MERGE_CHUNK windows (a merge's input). */
-class SequentialWindow<T extends Uint32Array | Uint16Array> {
-  private buf: T;
-  private from = 0;
-  private to = 0;
+/**
+ * A segment's postings read front to back (a merge's input): the arrays themselves when they are in memory, else
+ * MERGE_CHUNK windows of its file. `docs`/`tfs` make [start, end) readable and return where it starts in
+ * `docBuf`/`tfBuf` (valid until the next call of the same method), so a merge indexes them without a view per term.
+ */
+class PostingReader {
+  docBuf: Uint32Array;
+  tfBuf: Uint16Array;
+  private docFrom = 0;
+  private docTo = 0;
+  private tfFrom = 0;
+  private tfTo = 0;
 
   constructor(
-    private readonly make: (n: number) => T,
-    private readonly fd: number,
-    private readonly at: number,
+    private readonly file: PostingsFile | undefined,
+    memDocs: Uint32Array | undefined,
+    memTfs: Uint16Array | undefined,
     private readonly total: number,
     private readonly name: string,
   ) {
-    this.buf = make(Math.min(MERGE_CHUNK, total));
+    this.docBuf = memDocs ?? new Uint32Array(Math.min(MERGE_CHUNK, total));
+    this.tfBuf = memTfs ?? new Uint16Array(Math.min(MERGE_CHUNK, total));
+    if (memDocs) this.docTo = total;
+    if (memTfs) this.tfTo = total;
   }
 
-  /** Elements [start, end), valid until the next call. */
-  get(start: number, end: number): T {
-    if (start >= this.from && end <= this.to) return this.buf.subarray(start - this.from, end - this.from) as T;
-    const n = Math.min(Math.max(end - start, MERGE_CHUNK), this.total - start);
-    if (this.buf.length < n) this.buf = this.make(n);
-    readExactly(this.fd, this.buf.subarray(0, n), this.at + start * this.buf.BYTES_PER_ELEMENT, this.name);
-    this.from = start;
-    this.to = start + n;
-    return this.buf.subarray(0, end - start) as T;
+  docs(start: number, end: number): number {
+    if (start < this.docFrom || end > this.docTo) {
+      const n = this.window(start, end);
+      if (this.docBuf.length < n) this.docBuf = new Uint32Array(n);
+      readExactly(this.fd(), this.docBuf.subarray(0, n), this.file!.docsAt + 4 * start, this.name);
+      this.docFrom = start;
+      this.docTo = start + n;
+    }
+    return start - this.docFrom;
+  }
+
+  tfs(start: number, end: number): number {
+    if (start < this.tfFrom || end > this.tfTo) {
+      const n = this.window(start, end);
+      if (this.tfBuf.length < n) this.tfBuf = new Uint16Array(n);
+      readExactly(this.fd(), this.tfBuf.subarray(0, n), this.file!.tfsAt + 2 * start, this.name);
+      this.tfFrom = start;
+      this.tfTo = start + n;
+    }
+    return start - this.tfFrom;
+  }
+
+  private window(start: number, end: number): number {
+    return Math.min(Math.max(end - start, MERGE_CHUNK), this.total - start);
+  }
+
+  private fd(): number {
+    if (!this.file || this.file.fd < 0) throw new Error(`lexical segment ${this.name} is closed`);
+    return this.file.fd;
   }
 }
 
@@ -653,19 +683,10 @@ export class Segment {
     return segments.reduce((n, s) => n + s.liveCount, 0);
   }
 
-  /** Reads the postings of this segment front to back (a merge's input): views in memory, else sequential file reads. */
-  private sequential(): { docs(start: number, end: number): Uint32Array; tfs(start: number, end: number): Uint16Array } {
-    if (this.postDocs && this.postTfs) {
-      const docs = this.postDocs;
-      const tfs = this.postTfs;
-      return { docs: (a, b) => docs.subarray(a, b), tfs: (a, b) => tfs.subarray(a, b) };
-    }
-    const file = this.file;
-    if (!file || file.fd < 0) throw new Error(`lexical segment ${this.name} is closed`);
-    const total = this.postingCount;
-    const docs = new SequentialWindow((n) => new Uint32Array(n), file.fd, file.docsAt, total, this.name);
-    const tfs = new SequentialWindow((n) => new Uint16Array(n), file.fd, file.tfsAt, total, this.name);
-    return { docs: (a, b) => docs.get(a, b), tfs: (a, b) => tfs.get(a, b) };
+  /** Reads the postings of this segment front to back (a merge's input). */
+  private sequential(): PostingReader {
+    if (!this.postDocs && (!this.file || this.file.fd < 0)) throw new Error(`lexical segment ${this.name} is closed`);
+    return new PostingReader(this.file, this.postDocs, this.postTfs, this.postingCount, this.name);
   }
 
   /**
@@ -741,9 +762,11 @@ export class Segment {
           const reader = readers[si];
           if (!reader) count += seg.df(t);
           else {
-            const docs = reader.docs(seg.termStarts[t], seg.termStarts[t + 1]);
+            const df = seg.df(t);
+            const at = reader.docs(seg.termStarts[t], seg.termStarts[t + 1]);
+            const docs = reader.docBuf;
             const remap = remaps[si];
-            for (let p = 0; p < docs.length; p++) if (remap[docs[p]] >= 0) count++;
+            for (let p = at; p < at + df; p++) if (remap[docs[p]] >= 0) count++;
           }
         }
         if (count) {
@@ -783,10 +806,19 @@ export class Segment {
     ]);
     for (const part of meta) await emit(part);
     const docsAt = size;
+    let tfsAt = size;
 
     // Passes 2 and 3: every output term's postings, input by input (their documents ascend), documents then tfs.
-    const stream = async <T extends Uint32Array | Uint16Array>(out: T, copy: (si: number, t: number, out: T, at: number) => number) => {
+    // An input without deletions keeps its documents' order: their new ordinals are the old ones plus its offset.
+    const offsets = remaps.map((r, si) => (hasDeletions[si] ? -1 : r.length ? r[0] : 0));
+    // (a term's postings larger than the chunk get a chunk of their own)
+    const chunk = Math.max(MERGE_CHUNK, ...segments.map((s) => s.maxDf()));
+    for (const pass of ['docs', 'tfs'] as const) {
+      const out = pass === 'docs' ? new Uint32Array(chunk) : new Uint16Array(chunk);
       const bytes = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+      const readers = segments.map((s) => s.sequential());
+      const docReaders = pass === 'tfs' ? segments.map((s, si) => (hasDeletions[si] ? s.sequential() : undefined)) : [];
+      if (pass === 'tfs') tfsAt = size;
       const cursor = segments.map(() => 0);
       let at = 0;
       for (let o = 0; o < termCount; o++) {
@@ -794,50 +826,48 @@ export class Segment {
           const map = outTerm[si];
           let t = cursor[si];
           while (t < map.length && map[t] < o) t++;
-          cursor[si] = t;
-          if (t >= map.length || map[t] !== o) continue;
-          const df = segments[si].df(t);
-          if (at + df > out.length) {
+          cursor[si] = t + 1;
+          if (t >= map.length || map[t] !== o) {
+            cursor[si] = t;
+            continue;
+          }
+          const seg = segments[si];
+          const a = seg.termStarts[t];
+          const b = seg.termStarts[t + 1];
+          if (at + (b - a) > out.length) {
             await emit(bytes.subarray(0, at * out.BYTES_PER_ELEMENT));
             at = 0;
           }
-          at = copy(si, t, out, at);
-          cursor[si] = t + 1;
+          const offset = offsets[si];
+          if (pass === 'docs') {
+            const from = readers[si].docs(a, b);
+            const docs = readers[si].docBuf;
+            if (offset >= 0) for (let p = from; p < from + (b - a); p++) out[at++] = docs[p] + offset;
+            else {
+              const remap = remaps[si];
+              for (let p = from; p < from + (b - a); p++) {
+                const nd = remap[docs[p]];
+                if (nd >= 0) out[at++] = nd;
+              }
+            }
+          } else {
+            const from = readers[si].tfs(a, b);
+            const tfs = readers[si].tfBuf;
+            const docReader = docReaders[si];
+            if (!docReader) {
+              out.set(tfs.subarray(from, from + (b - a)), at);
+              at += b - a;
+            } else {
+              const dfrom = docReader.docs(a, b);
+              const docs = docReader.docBuf;
+              const remap = remaps[si];
+              for (let p = 0; p < b - a; p++) if (remap[docs[dfrom + p]] >= 0) out[at++] = tfs[from + p];
+            }
+          }
         }
       }
       if (at) await emit(bytes.subarray(0, at * out.BYTES_PER_ELEMENT));
-    };
-    // (a term's postings larger than the chunk get a chunk of their own)
-    const chunk = Math.max(MERGE_CHUNK, ...segments.map((s) => s.maxDf()));
-    let readers = segments.map((s) => s.sequential());
-    await stream(new Uint32Array(chunk), (si, t, out, at) => {
-      const seg = segments[si];
-      const docs = readers[si].docs(seg.termStarts[t], seg.termStarts[t + 1]);
-      const remap = remaps[si];
-      for (let p = 0; p < docs.length; p++) {
-        const nd = remap[docs[p]];
-        if (nd >= 0) out[at++] = nd;
-      }
-      return at;
-    });
-    const tfsAt = size;
-    readers = segments.map((s) => s.sequential());
-    const docReaders = segments.map((s, si) => (hasDeletions[si] ? s.sequential() : undefined));
-    await stream(new Uint16Array(chunk), (si, t, out, at) => {
-      const seg = segments[si];
-      const a = seg.termStarts[t];
-      const b = seg.termStarts[t + 1];
-      const tfs = readers[si].tfs(a, b);
-      const docReader = docReaders[si];
-      if (!docReader) {
-        out.set(tfs, at);
-        return at + tfs.length;
-      }
-      const docs = docReader.docs(a, b);
-      const remap = remaps[si];
-      for (let p = 0; p < docs.length; p++) if (remap[docs[p]] >= 0) out[at++] = tfs[p];
-      return at;
-    });
+    }
     if (size % 4) await emit(Buffer.alloc(4 - (size % 4)));
     await writeAll(fh, u32(crc));
     const seg = new Segment(name, paths, docPathIdx, idTable, lens, termTable, termStarts, undefined, undefined);
