@@ -47,6 +47,12 @@ function sqlString(value: string): string {
 
 export class VectorStore {
   private hashes?: Set<string>;
+  /**
+   * The content-hash columns `open` read to verify the table, kept undecoded (a few MB of Arrow buffers): a process
+   * that only searches never needs them as strings (decoding 78k hashes was 30 ms and 19 MB of garbage of every
+   * `quarry search` on the Go tree); `knownHashes` decodes them once.
+   */
+  private hashColumns?: HashColumn[];
 
   private constructor(
     readonly modelId: string,
@@ -66,7 +72,7 @@ export class VectorStore {
     const name = modelTableName(modelId);
     const names = new Set(await db.tableNames());
     let table: lancedb.Table;
-    let hashes: Set<string> | undefined;
+    let hashes: HashColumn[] | undefined;
     // the schema rows are laid out in (columnarRows.ts): the table's own, as written by whichever version created it
     let schema = schemaFor(dims);
     if (names.has(name)) {
@@ -103,18 +109,17 @@ export class VectorStore {
       table = await db.createEmptyTable(name, schemaFor(dims), { existOk: true });
     }
     const store = new VectorStore(modelId, dims, table, queue, schema);
-    store.hashes = hashes;
+    store.hashColumns = hashes;
     return store;
   }
 
   /** Content hashes that already have a vector for this model. */
   async knownHashes(): Promise<Set<string>> {
     if (!this.hashes) {
+      const columns = this.hashColumns ?? (await readHashColumns(this.table));
+      this.hashColumns = undefined;
       const set = new Set<string>();
-      for await (const rb of this.table.query().select(['content_hash']).limit(Number.MAX_SAFE_INTEGER)) {
-        const col = rb.getChild('content_hash');
-        for (let i = 0; i < rb.numRows; i++) set.add(String(col?.get(i)));
-      }
+      for (const col of columns) for (let i = 0; i < col.length; i++) set.add(String(col.get(i)));
       this.hashes = set;
     }
     return this.hashes;
@@ -192,14 +197,23 @@ export class VectorStore {
   }
 }
 
-/** Reads the table's content hashes in full and looks up every index once (see `open`); returns the hashes. */
-async function verify(table: lancedb.Table, dims: number): Promise<Set<string>> {
-  const set = new Set<string>();
-  if ((await table.countRows()) === 0) return set;
+/** A content-hash column of one record batch, as Arrow holds it. */
+type HashColumn = { length: number; get(i: number): unknown };
+
+/** The table's content-hash column in full, batch by batch, undecoded. */
+async function readHashColumns(table: lancedb.Table): Promise<HashColumn[]> {
+  const columns: HashColumn[] = [];
   for await (const rb of table.query().select(['content_hash']).limit(Number.MAX_SAFE_INTEGER)) {
     const col = rb.getChild('content_hash');
-    for (let i = 0; i < rb.numRows; i++) set.add(String(col?.get(i)));
+    if (col && rb.numRows) columns.push(col);
   }
+  return columns;
+}
+
+/** Reads the table's content hashes in full and looks up every index once (see `open`); returns the hash columns. */
+async function verify(table: lancedb.Table, dims: number): Promise<HashColumn[]> {
+  if ((await table.countRows()) === 0) return [];
+  const columns = await readHashColumns(table);
   for (const ix of await table.listIndices()) {
     if (ix.columns.includes('vector')) {
       const probe = new Array<number>(dims).fill(0);
@@ -209,7 +223,7 @@ async function verify(table: lancedb.Table, dims: number): Promise<Set<string>> 
       for (const c of ix.columns) await table.query().where(`${c} = 'quarry-probe:none'`).select([c]).limit(1).toArray();
     }
   }
-  return set;
+  return columns;
 }
 
 function firstLine(s: string): string {
