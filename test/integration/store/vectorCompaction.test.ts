@@ -46,4 +46,29 @@ describe('vector table maintenance (real LanceDB)', function () {
     assert.deepEqual([...got.get(`h${n - 1}`)!], [...vector(n - 1)]);
     store.close();
   });
+
+  it('builds the vector index once the table is large, calling beforeAnnBuild just before that build only', async () => {
+    const db = await lancedb.connect(join(dir, 'ann'));
+    const store = await VectorStore.open(db, new WriteQueue(), 'test-model@1', 8, dir);
+    const table = await db.openTable((await db.tableNames())[0]!);
+    let calls = 0;
+    const vectorIndexes = async () => (await table.listIndices()).filter((ix) => ix.columns.includes('vector')).length;
+    await store.add(Array.from({ length: 100 }, (_, i) => ({ contentHash: `s${i}`, vector: vector(i) })));
+    await store.maintain({ beforeAnnBuild: () => calls++ });
+    assert.equal(calls, 0, 'a small table gets no vector index');
+    assert.equal(await vectorIndexes(), 0);
+    // past the threshold (ANN_MIN_ROWS: 20,000): random directions, so that k-means has something to split
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+    for (let w = 0; w < 20; w++) {
+      await store.add(Array.from({ length: 1000 }, (_, i) => ({ contentHash: `b${w}-${i}`, vector: Float32Array.from({ length: 8 }, rnd) })));
+    }
+    await store.maintain({ beforeAnnBuild: () => calls++ });
+    assert.equal(calls, 1);
+    await table.checkoutLatest();
+    assert.equal(await vectorIndexes(), 1);
+    await store.maintain({ beforeAnnBuild: () => calls++ });
+    assert.equal(calls, 1, 'not again once the index exists');
+    store.close();
+  });
 });

@@ -291,7 +291,7 @@ export class IndexRuns {
    * quarantined — this run holds the index lock — and every chunk is embedded again.
    */
   private async embed(store: ChunkStore, provider: EmbeddingProvider, options: EngineIndexOptions, warnings: string[], paths?: readonly string[]): Promise<EmbedSummary> {
-    const run = (only: readonly string[] | undefined) => backfillEmbeddings(store, provider, (c) => chunkView(c, provider), { signal: options.signal, onProgress: options.onEmbedProgress, paths: only });
+    const run = (only: readonly string[] | undefined) => backfillEmbeddings(store, provider, (c) => chunkView(c, provider), { signal: options.signal, onProgress: options.onEmbedProgress, paths: only, releaseMemory: !this.ctx.longRunning });
     try {
       return await run(paths);
     } catch (e) {

@@ -175,16 +175,18 @@ export class VectorStore {
   }
 
   /**
-   * Builds the scalar index on content_hash and, for large tables, an ANN index; compacts the table and removes old
-   * versions once it has enough small fragments (`compactWhenFragmented`).
+   * Builds the scalar index on content_hash and, for large tables, an ANN index (`beforeAnnBuild` runs just before
+   * that build); compacts the table and removes old versions once it has enough small fragments
+   * (`compactWhenFragmented`).
    */
-  async maintain(): Promise<void> {
+  async maintain(options: { beforeAnnBuild?: () => void } = {}): Promise<void> {
     await this.queue.run(async () => {
       const rows = await this.table.countRows();
       if (!rows) return;
       const indices = await this.table.listIndices();
       if (!indices.some((ix) => ix.columns.includes('content_hash'))) await this.table.createIndex('content_hash', { config: lancedb.Index.btree() });
       if (rows >= ANN_MIN_ROWS && !indices.some((ix) => ix.columns.includes('vector'))) {
+        options.beforeAnnBuild?.();
         await this.table.createIndex('vector', { config: lancedb.Index.ivfFlat({ distanceType: 'cosine' }) });
       }
       // vectors are only ever added (a fragment per committed window of 512): compacted now and then (tableMaintenance.ts)
