@@ -189,6 +189,19 @@ for (const [mode, inMemoryBelow] of [['postings in memory', undefined], ['postin
       assert.throws(() => openIndex(dir), LexicalIndexCorruptError);
     });
 
+    it('close() releases the segment files; a later use reads the committed index again, without uncommitted changes', async () => {
+      const ix = openIndex(dir);
+      ix.add([doc('a', 'a.ts', 'alpha beta'), doc('b', 'b.ts', 'beta gamma')]);
+      await ix.commit();
+      ix.add([doc('c', 'c.ts', 'beta delta')]);
+      ix.close();
+      assert.equal(ix.isReleased, true);
+      assert.deepEqual(ix.search(body(['beta']), 10, P).hits.map((h) => h.id).sort(), ['a', 'b']);
+      assert.equal(ix.documentCount, 2);
+      await ix.commit(); // nothing pending: no new segment
+      assert.equal(openIndex(dir).documentCount, 2);
+    });
+
     it('round-trips a segment through its binary format', () => {
       const s = Segment.build('x.qlx', [doc('a', 'a.ts', 'héllo wörld hello'), doc('b', 'b.ts', 'wörld')]);
       const back = Segment.deserialize('x.qlx', s.serialize());

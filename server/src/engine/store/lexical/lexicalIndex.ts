@@ -140,12 +140,13 @@ export class LexicalIndex {
   }
 
   /**
-   * Closes the segment files held open for their postings. The index reads them again if used afterwards (as after
-   * `release`); pending changes are kept.
+   * Closes the segment files held open for their postings and drops uncommitted changes. The index reads the
+   * committed segments again if used afterwards (as after `release`).
    */
   close(): void {
     for (const seg of this.segments) seg.close();
-    if (this.dirty || this.pending) return;
+    this.pending = undefined;
+    this.dirty = false;
     this.segments = [];
     this.liveDocs = 0;
     this.lenSums.fill(0);
