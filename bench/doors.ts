@@ -129,8 +129,8 @@ function rssOf(pid: number | null | undefined): number | null {
 type Matches = { matches: Array<{ content: { chunk_id: string } }> };
 
 /** The language server (`<cli> lsp --stdio`) with a vscode-jsonrpc client; `codeSearch/find` as the extension sends it. */
-export async function openLspSession(cli: string, dir: string, nodeArgs: string[] = []): Promise<DoorSession> {
-  const child = spawn(process.execPath, [...nodeArgs, cli, 'lsp', '--stdio'], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, LANCEDB_LOG: 'error' } });
+export async function openLspSession(cli: string, dir: string, nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<DoorSession> {
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'lsp', '--stdio'], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...env, ...process.env, LANCEDB_LOG: 'error' } });
   const conn = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
   conn.onRequest('window/workDoneProgress/create', () => null);
   conn.onRequest('client/registerCapability', () => null);
@@ -160,8 +160,8 @@ export async function openLspSession(cli: string, dir: string, nodeArgs: string[
 }
 
 /** The MCP server (`<cli> mcp --project DIR`) with the MCP SDK's stdio client; `find_code` as an agent calls it. */
-export async function openMcpSession(cli: string, dir: string, nodeArgs: string[] = []): Promise<DoorSession> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [...nodeArgs, cli, 'mcp', '--project', dir], env: { ...(process.env as Record<string, string>), LANCEDB_LOG: 'error' }, stderr: 'ignore' });
+export async function openMcpSession(cli: string, dir: string, nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<DoorSession> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...nodeArgs, cli, 'mcp', '--project', dir], env: { ...env, ...(process.env as Record<string, string>), LANCEDB_LOG: 'error' }, stderr: 'ignore' });
   const client = new Client({ name: 'quarry-bench', version: '1.0.0' });
   await client.connect(transport);
   return {

@@ -41,6 +41,8 @@ import { Engine } from '../server/src/engine/engine';
 import { latency, prng, sample, type LatencyReport } from './metrics';
 import { fetchGo119 } from './goTree';
 import { openLspSession, openMcpSession } from './doors';
+import { shippedLaunch } from './launch';
+import { SERVER_NODE_FLAGS, serverEnvironment } from '../server/src/lsp/serverProcess';
 import { ChunkStore } from '../server/src/engine/store/chunkStore';
 import { VectorStore } from '../server/src/engine/store/vectorStore';
 import { LexicalIndex } from '../server/src/engine/store/lexical/lexicalIndex';
@@ -236,15 +238,16 @@ interface ColdRun {
   exitCode: number | null;
 }
 
-/** `node --liftoff-only <cli> …`, with `BENCH_NODE_FLAGS` (space-separated) added for experiments. */
+/** `node <the build's shebang flags> <cli> …`, with `BENCH_NODE_FLAGS` (space-separated) added for experiments. */
 function nodeArgs(cli: string, rest: string[], cpuProf?: string): string[] {
   const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-  return ['--liftoff-only', ...extra, ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), cli, ...rest];
+  const flags = shippedLaunch(cli).flags.filter((f) => !extra.some((e) => e.split('=')[0] === f.split('=')[0]));
+  return [...flags, ...extra, ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), cli, ...rest];
 }
 
 async function coldIndex(cli: string, work: string, cpuProf: string | undefined): Promise<ColdRun> {
   rmSync(join(work, '.quarry'), { recursive: true, force: true });
-  const env = { ...process.env, LANCEDB_LOG: 'error' };
+  const env = { ...shippedLaunch(cli).env, ...process.env, LANCEDB_LOG: 'error' };
   const timeTool = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
   const cmd = timeTool ?? process.execPath;
   const argv = timeTool ? ['-v', process.execPath, ...nodeArgs(cli, ['index', '--project', work, '--json'], cpuProf)] : nodeArgs(cli, ['index', '--project', work, '--json'], cpuProf);
@@ -422,8 +425,10 @@ async function doorFigures(door: 'mcp' | 'lsp', builds: Array<{ label: string; c
   const sessions: Array<{ label: string; s: Awaited<ReturnType<typeof openMcpSession>> }> = [];
   try {
     for (const b of builds) {
-      const nodeArgs = ['--liftoff-only', ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, `${door}-${b.label}`)}`] : [])];
-      const s = door === 'mcp' ? await openMcpSession(b.cli, work, nodeArgs) : await openLspSession(b.cli, work, nodeArgs);
+      // the language server as the editor starts it (serverProcess.ts: its flags and environment), `quarry mcp` as its shebang
+      const launch = door === 'lsp' ? { env: serverEnvironment(process.env), flags: [...SERVER_NODE_FLAGS] } : shippedLaunch(b.cli);
+      const nodeArgs = [...launch.flags, ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${join(prof, `${door}-${b.label}`)}`] : [])];
+      const s = door === 'mcp' ? await openMcpSession(b.cli, work, nodeArgs, launch.env) : await openLspSession(b.cli, work, nodeArgs, launch.env);
       sessions.push({ label: b.label, s });
       for (const q of [...idents.slice(0, 3), ...descs.slice(0, 3)]) await s.find(q);
     }

@@ -48,10 +48,14 @@ await build({
   // chunking/parser.ts sets it at run time for Node 20, where that still works).
   // MALLOC_ARENA_MAX=2: fewer glibc malloc arenas (one per thread otherwise: LanceDB's runtime, the chunking worker),
   // whose freed memory stays resident (issue 21: about 60 MB of a 2,000-file index's peak; BENCHMARKS.md).
+  // MALLOC_MMAP_THRESHOLD_=131072: blocks of 128 KB and more (Arrow buffers, LanceDB's) mapped on their own and given
+  // back when freed, as the language server does (server/src/lsp/serverProcess.ts); glibc's own threshold rises as
+  // large blocks are freed and their space then stays resident: the Go 1.19 tree's cold index peaked at 487–489 MB
+  // against 522–580 MB without, for about 2.5 s more system time (issue 21; BENCHMARKS.md).
   // --max-semi-space-size=4: the main thread's young generation at 4 MB per semi-space instead of 16 (the worker
   // threads get it from startup/heapPolicy.ts): issue 19, about 60 MB less at the peak of a 1,000-file index, 25 MB at
   // rest in the language server, the same CPU time (BENCHMARKS.md "Language server memory").
-  banner: { js: '#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --liftoff-only --max-semi-space-size=4' },
+  banner: { js: '#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node --liftoff-only --max-semi-space-size=4' },
   plugins: [
     {
       name: 'launched-bundles',
