@@ -62,6 +62,9 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
     completeScores: opts.completeScores,
   };
   const { config, store, lexical } = deps;
+  // the response's file count, asked now so that LanceDB answers it while the search runs (awaited at the end)
+  const fileCount = store.fileCount();
+  fileCount.catch(() => undefined);
   const warnings: string[] = [...deps.problems];
   const indexing = indexingWarning(deps.quarryDir);
   if (indexing) warnings.push(indexing);
@@ -129,7 +132,7 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
   });
 
   const languages = [...new Set(matches.map((m) => m.file.language))].sort();
-  const counts = { chunks: lexical.documentCount, files: (await store.counts()).files };
+  const counts = { chunks: lexical.documentCount, files: await fileCount };
   const suggestions = matches.length ? [] : await noResultSuggestions(store, parsed.text, options);
   if (!deps.hasIndex && lexical.documentCount === 0) warnings.push('No index yet: run `quarry index` first.');
   const summary = matches.length

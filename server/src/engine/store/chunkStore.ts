@@ -592,6 +592,11 @@ export class ChunkStore {
     });
   }
 
+  /** Files with a record (a search's "searched N files"). */
+  async fileCount(): Promise<number> {
+    return this.files.countRows();
+  }
+
   async counts(): Promise<{ chunks: number; files: number; conformances: number }> {
     const [chunks, files, conformances] = await Promise.all([this.chunks.countRows(), this.files.countRows(), this.conformances.countRows()]);
     return { chunks, files, conformances };
