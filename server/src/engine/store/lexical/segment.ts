@@ -216,61 +216,41 @@ function readExactly(fd: number, into: ArrayBufferView, position: number, name: 
 }
 
 /**
- * A segment's postings read front to back (a merge's input): the arrays themselves when they are in memory, else
- * MERGE_CHUNK windows of its file. `docs`/`tfs` make [start, end) readable and return where it starts in
- * `docBuf`/`tfBuf` (valid until the next call of the same method), so a merge indexes them without a view per term.
+ * One array of a segment's postings read front to back (a merge's input): the array itself when it is in memory,
+ * else MERGE_CHUNK windows of its file. `at` makes [start, end) readable and returns where it starts in `buf` (valid
+ * until the next call), so a merge indexes them without a view per term.
  */
-class PostingReader {
-  docBuf: Uint32Array;
-  tfBuf: Uint16Array;
-  private docFrom = 0;
-  private docTo = 0;
-  private tfFrom = 0;
-  private tfTo = 0;
+class PostingWindow<T extends Uint32Array | Uint16Array> {
+  private from = 0;
+  private to: number;
 
   constructor(
-    private readonly file: PostingsFile | undefined,
-    memDocs: Uint32Array | undefined,
-    memTfs: Uint16Array | undefined,
+    /** The elements of [from, to): the array itself when it is in memory, else the last window read. */
+    public buf: T,
+    private readonly make: (n: number) => T,
+    private readonly read: ((into: T, start: number) => void) | undefined,
     private readonly total: number,
-    private readonly name: string,
   ) {
-    this.docBuf = memDocs ?? new Uint32Array(Math.min(MERGE_CHUNK, total));
-    this.tfBuf = memTfs ?? new Uint16Array(Math.min(MERGE_CHUNK, total));
-    if (memDocs) this.docTo = total;
-    if (memTfs) this.tfTo = total;
+    this.to = read ? 0 : total;
   }
 
-  docs(start: number, end: number): number {
-    if (start < this.docFrom || end > this.docTo) {
-      const n = this.window(start, end);
-      if (this.docBuf.length < n) this.docBuf = new Uint32Array(n);
-      readExactly(this.fd(), this.docBuf.subarray(0, n), this.file!.docsAt + 4 * start, this.name);
-      this.docFrom = start;
-      this.docTo = start + n;
+  /** Makes [start, end) readable; returns where it starts in `buf`. */
+  at(start: number, end: number): number {
+    if (this.read && (start < this.from || end > this.to)) {
+      const n = Math.min(Math.max(end - start, MERGE_CHUNK), this.total - start);
+      if (this.buf.length < n) this.buf = this.make(n);
+      this.read(this.buf.subarray(0, n) as T, start);
+      this.from = start;
+      this.to = start + n;
     }
-    return start - this.docFrom;
+    return start - this.from;
   }
+}
 
-  tfs(start: number, end: number): number {
-    if (start < this.tfFrom || end > this.tfTo) {
-      const n = this.window(start, end);
-      if (this.tfBuf.length < n) this.tfBuf = new Uint16Array(n);
-      readExactly(this.fd(), this.tfBuf.subarray(0, n), this.file!.tfsAt + 2 * start, this.name);
-      this.tfFrom = start;
-      this.tfTo = start + n;
-    }
-    return start - this.tfFrom;
-  }
-
-  private window(start: number, end: number): number {
-    return Math.min(Math.max(end - start, MERGE_CHUNK), this.total - start);
-  }
-
-  private fd(): number {
-    if (!this.file || this.file.fd < 0) throw new Error(`lexical segment ${this.name} is closed`);
-    return this.file.fd;
-  }
+/** The two windows of one segment's postings (see PostingWindow). */
+interface PostingReader {
+  docs: PostingWindow<Uint32Array>;
+  tfs: PostingWindow<Uint16Array>;
 }
 
 export class Segment {
@@ -685,8 +665,18 @@ export class Segment {
 
   /** Reads the postings of this segment front to back (a merge's input). */
   private sequential(): PostingReader {
-    if (!this.postDocs && (!this.file || this.file.fd < 0)) throw new Error(`lexical segment ${this.name} is closed`);
-    return new PostingReader(this.file, this.postDocs, this.postTfs, this.postingCount, this.name);
+    const file = this.postDocs ? undefined : this.file;
+    if (!this.postDocs && (!file || file.fd < 0)) throw new Error(`lexical segment ${this.name} is closed`);
+    const total = this.postingCount;
+    const reader = <T extends Uint32Array | Uint16Array>(mem: T | undefined, make: (n: number) => T, offset: number, width: number) =>
+      new PostingWindow<T>(mem ?? make(Math.min(MERGE_CHUNK, total)), make, mem ? undefined : (into, start) => {
+        if (!file || file.fd < 0) throw new Error(`lexical segment ${this.name} is closed`);
+        readExactly(file.fd, into, offset + width * start, this.name);
+      }, total);
+    return {
+      docs: reader(this.postDocs, (n) => new Uint32Array(n), file?.docsAt ?? 0, 4),
+      tfs: reader(this.postTfs, (n) => new Uint16Array(n), file?.tfsAt ?? 0, 2),
+    };
   }
 
   /**
@@ -763,8 +753,8 @@ export class Segment {
           if (!reader) count += seg.df(t);
           else {
             const df = seg.df(t);
-            const at = reader.docs(seg.termStarts[t], seg.termStarts[t + 1]);
-            const docs = reader.docBuf;
+            const at = reader.docs.at(seg.termStarts[t], seg.termStarts[t + 1]);
+            const docs = reader.docs.buf;
             const remap = remaps[si];
             for (let p = at; p < at + df; p++) if (remap[docs[p]] >= 0) count++;
           }
@@ -840,8 +830,8 @@ export class Segment {
           }
           const offset = offsets[si];
           if (pass === 'docs') {
-            const from = readers[si].docs(a, b);
-            const docs = readers[si].docBuf;
+            const from = readers[si].docs.at(a, b);
+            const docs = readers[si].docs.buf;
             if (offset >= 0) for (let p = from; p < from + (b - a); p++) out[at++] = docs[p] + offset;
             else {
               const remap = remaps[si];
@@ -851,15 +841,15 @@ export class Segment {
               }
             }
           } else {
-            const from = readers[si].tfs(a, b);
-            const tfs = readers[si].tfBuf;
+            const from = readers[si].tfs.at(a, b);
+            const tfs = readers[si].tfs.buf;
             const docReader = docReaders[si];
             if (!docReader) {
               out.set(tfs.subarray(from, from + (b - a)), at);
               at += b - a;
             } else {
-              const dfrom = docReader.docs(a, b);
-              const docs = docReader.docBuf;
+              const dfrom = docReader.docs.at(a, b);
+              const docs = docReader.docs.buf;
               const remap = remaps[si];
               for (let p = 0; p < b - a; p++) if (remap[docs[dfrom + p]] >= 0) out[at++] = tfs[from + p];
             }
