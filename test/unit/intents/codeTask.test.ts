@@ -58,6 +58,13 @@ const TABLE: ReadonlyArray<[string, string | null]> = [
   ['quarry', null],
   ['new', null],
   ['add tests for the watcher', 'TEST'],
+  // "how is X tested" and "where are the tests for X" ask for tests: the question words do not tie them with UNDERSTAND
+  ['how is the cache eviction tested', 'TEST'],
+  ['how are constraint violation error codes tested', 'TEST'],
+  ['where are the tests for parsing multipart bodies', 'TEST'],
+  ['test that timeout errors are recognised', 'TEST'],
+  // a mocking library's own vocabulary: "mock" or "stub" alone is a weak cue (the library's code is asked for)
+  ['send a real network request that the mocking layer ignores', null],
   ['slow tests', null], // tie OPTIMIZE vs TEST: ambiguous, no boost
 ];
 

@@ -163,6 +163,24 @@ describe('test demotion stage', () => {
       assert.equal(c.score, 10, q);
     }
   });
+  it('ranks what is not a test below the tests when the query asks for them ("how is X tested", "tests for X")', () => {
+    const guide = chunk({ kind: 'section', name: 'Route prefixing', path: 'docs/Routes.md', content: 'Route prefixing inside plugins' });
+    const test = chunk({ kind: 'code', name: '', path: 'test/route-prefix.test.js', content: "test('prefix inside a plugin', t => {})" });
+    for (const q of ['how is route prefixing inside plugins tested', 'tests for route prefixing inside plugins', 'where are the tests for route prefixing', 'route prefixing tests']) {
+      const cands = [candidate(guide, 10), candidate(test, 7)];
+      testDemotionStage.apply(stageContext(q), cands);
+      cands.sort(compareCandidates);
+      assert.equal(cands[0].id, test.id, q);
+      assert.match(cands[1].explanation.join('\n'), /×0\.6 not a test file \(the query asks for tests\)/, q);
+    }
+    // testing one's own code is a question about the library, and a mention of mocking is not a request for tests
+    for (const q of ['how do I mock HTTP requests in my tests', 'send a request that the mocking layer ignores', 'how to test routes without starting a server']) {
+      const cands = [candidate(guide, 10), candidate(test, 7)];
+      testDemotionStage.apply(stageContext(q), cands);
+      assert.equal(cands[0].score, 10, q);
+      assert.doesNotMatch(cands[0].explanation.join('\n'), /not a test file/, q);
+    }
+  });
 });
 
 describe('symbol boosts: a protocol kind named in words', () => {

@@ -2,6 +2,11 @@
  * Test code ranks below the code it tests unless the query is about tests (seed 002 Example 1: "test fixtures
  * ranked lower ... for UNDERSTAND"). Test files stay in the results (`include_tests` decides that); they only
  * lose ties — a test fixture that copies a class name no longer outranks the class itself.
+ *
+ * The mirror image: a question that asks for the project's tests ("how is the cache eviction tested", "tests for
+ * the framed transport", "where are the tests for …") ranks everything that is not a test below the tests, with the
+ * same factor — the guide or the code under test that shares the question's words comes after them. A question
+ * about testing one's own code ("how do I mock HTTP requests in my tests") asks for the library, not its tests.
  */
 import type { Stage, StageContext } from '../candidate';
 import { isTestPath } from '../../testPaths';
@@ -14,12 +19,35 @@ export function queryIsAboutTests(ctx: Pick<StageContext, 'intent' | 'query'>): 
   return intent === 'TEST' || TEST_WORDS.test(ctx.query.text);
 }
 
+/** Phrases that ask for the tests themselves: "X is tested", "tests for X", "where are the tests", "… X tests". */
+const ASKS_FOR_TESTS = [
+  /\b(is|are|was|were|being|gets?|got)\b[^.?!]*\btested\b/i,
+  /\b(tests?|test cases?|test suites?|specs?) (for|of|that|which|covering|checking)\b/i,
+  /\bwhere are (the )?(unit |integration )?tests\b/i,
+  /\btests\s*\??\s*$/i,
+];
+/** …of one's own code: "my tests", "our tests", "in tests" — the question is about the library's testing support. */
+const OWN_TESTS = /\b(my|our|your|in) (unit |integration |own )?tests?\b/i;
+
+/** The query asks for the project's tests (not merely mentions testing): non-test files rank below them. */
+export function queryAsksForTests(text: string): boolean {
+  return !OWN_TESTS.test(text) && ASKS_FOR_TESTS.some((re) => re.test(text));
+}
+
 export const testDemotionStage: Stage = {
   name: 'test-demotion',
   apply(ctx, candidates) {
-    if (queryIsAboutTests(ctx)) return candidates;
     const factor = ctx.ranking.testPenalty[ctx.query.form];
     if (factor >= 1) return candidates;
+    if (queryIsAboutTests(ctx)) {
+      if (ctx.query.form !== 'natural' || !queryAsksForTests(ctx.query.text)) return candidates;
+      for (const c of candidates) {
+        if (isTestPath(c.path)) continue;
+        c.score *= factor;
+        c.explanation.push(`×${factor} not a test file (the query asks for tests)`);
+      }
+      return candidates;
+    }
     for (const c of candidates) {
       if (!isTestPath(c.path)) continue;
       c.score *= factor;
