@@ -174,7 +174,7 @@ describe('test demotion stage', () => {
       assert.match(cands[1].explanation.join('\n'), /×0\.6 not a test file \(the query asks for tests\)/, q);
     }
     // testing one's own code is a question about the library, and a mention of mocking is not a request for tests
-    for (const q of ['how do I mock HTTP requests in my tests', 'send a request that the mocking layer ignores', 'how to test routes without starting a server']) {
+    for (const q of ['how do I mock HTTP requests in my tests', 'send a request that the mocking layer ignores', 'how to test routes without starting a server', 'run examples embedded in docstrings as tests']) {
       const cands = [candidate(guide, 10), candidate(test, 7)];
       testDemotionStage.apply(stageContext(q), cands);
       assert.equal(cands[0].score, 10, q);

@@ -24,7 +24,7 @@ const ASKS_FOR_TESTS = [
   /\b(is|are|was|were|being|gets?|got)\b[^.?!]*\btested\b/i,
   /\b(tests?|test cases?|test suites?|specs?) (for|of|that|which|covering|checking)\b/i,
   /\bwhere are (the )?(unit |integration )?tests\b/i,
-  /\btests\s*\??\s*$/i,
+  /(?<!\b(as|like|into|to) )\btests\s*\??\s*$/i,
 ];
 /** …of one's own code: "my tests", "our tests", "in tests" — the question is about the library's testing support. */
 const OWN_TESTS = /\b(my|our|your|in) (unit |integration |own )?tests?\b/i;
