@@ -1,11 +1,15 @@
-/** Writes the BM25 channel's term-by-term breakdown into each candidate's explanation. */
+/**
+ * Writes the BM25 channel's term-by-term breakdown into each candidate's explanation; nothing when the search shows
+ * no explanations (`explain: false`: the strings of every candidate were garbage for the collector).
+ */
 import type { Stage } from '../candidate';
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
 export const bm25ExplainStage: Stage = {
   name: 'bm25',
-  apply(_ctx, candidates) {
+  apply(ctx, candidates) {
+    if (ctx.options.explain === false) return candidates;
     for (const c of candidates) {
       if (!c.bm25) continue;
       const parts = c.bm25.matches

@@ -868,29 +868,51 @@ function compareDocs(segments: readonly Segment[], sa: number, da: number, sb: n
 
 /**
  * The best k (score, document) pairs: a binary heap whose root is the worst kept entry (lowest score; on equal
- * scores, the greatest id). Ids are decoded only when scores tie.
+ * scores, the greatest id). Ids are decoded only when scores tie. Parallel typed arrays, no allocation per offer (a
+ * description's search offers thousands of documents: the garbage of an object or array per offer was most of what
+ * a warm search left to the young-generation collector).
  */
 class TopK {
-  private readonly score: number[] = [];
-  private readonly si: number[] = [];
-  private readonly d: number[] = [];
+  private score: Float64Array;
+  private si: Int32Array;
+  private d: Int32Array;
   private readonly id: Array<string | undefined> = [];
+  private size = 0;
 
   constructor(
     private readonly k: number,
     private readonly segments: readonly Segment[],
-  ) {}
+  ) {
+    const capacity = Math.max(0, Math.min(k, 256));
+    this.score = new Float64Array(capacity);
+    this.si = new Int32Array(capacity);
+    this.d = new Int32Array(capacity);
+  }
+
+  /** Room for one more entry while the heap fills (k may be large: the arrays grow as needed). */
+  private grow(): void {
+    const capacity = Math.min(this.k, Math.max(16, this.score.length * 2));
+    const score = new Float64Array(capacity);
+    score.set(this.score);
+    const si = new Int32Array(capacity);
+    si.set(this.si);
+    const d = new Int32Array(capacity);
+    d.set(this.d);
+    this.score = score;
+    this.si = si;
+    this.d = d;
+  }
 
   /** The score a document must reach to enter (0 until k documents are kept). */
   get threshold(): number {
-    return this.score.length < this.k ? 0 : this.score[0];
+    return this.size < this.k ? 0 : this.score[0];
   }
 
   private idOf(i: number): string {
     return (this.id[i] ??= this.segments[this.si[i]].docId(this.d[i]));
   }
 
-  /** Whether entry i ranks below entry j (score, then id, then segment and ordinal). */
+  /** Whether kept entry i ranks below kept entry j (score, then id, then segment and ordinal). */
   private worse(i: number, j: number): boolean {
     if (this.score[i] !== this.score[j]) return this.score[i] < this.score[j];
     const a = this.idOf(i);
@@ -899,18 +921,40 @@ class TopK {
     return this.si[i] - this.si[j] > 0 || (this.si[i] === this.si[j] && this.d[i] > this.d[j]);
   }
 
+  /** Whether the document (score, si, d), not kept, ranks above kept entry j (the same order as `worse`). */
+  private beats(score: number, si: number, d: number, j: number): boolean {
+    if (score !== this.score[j]) return score > this.score[j];
+    const a = this.segments[si].docId(d);
+    const b = this.idOf(j);
+    if (a !== b) return a < b;
+    return si - this.si[j] < 0 || (si === this.si[j] && d < this.d[j]);
+  }
+
   private swap(i: number, j: number): void {
-    for (const arr of [this.score, this.si, this.d, this.id] as unknown[][]) [arr[i], arr[j]] = [arr[j], arr[i]];
+    const score = this.score[i];
+    this.score[i] = this.score[j];
+    this.score[j] = score;
+    const si = this.si[i];
+    this.si[i] = this.si[j];
+    this.si[j] = si;
+    const d = this.d[i];
+    this.d[i] = this.d[j];
+    this.d[j] = d;
+    const id = this.id[i];
+    this.id[i] = this.id[j];
+    this.id[j] = id;
   }
 
   /** Keeps (score, si, d) if it ranks among the best k; returns whether the k-th best score rose. */
   offer(score: number, si: number, d: number): boolean {
-    const size = this.score.length;
+    const size = this.size;
     if (size < this.k) {
-      this.score.push(score);
-      this.si.push(si);
-      this.d.push(d);
-      this.id.push(undefined);
+      if (size === this.score.length) this.grow();
+      this.score[size] = score;
+      this.si[size] = si;
+      this.d[size] = d;
+      this.id[size] = undefined;
+      this.size = size + 1;
       for (let i = size; i > 0; ) {
         const parent = (i - 1) >> 1;
         if (!this.worse(i, parent)) break;
@@ -919,26 +963,14 @@ class TopK {
       }
       return size + 1 === this.k;
     }
-    if (score < this.score[0]) return false;
+    if (size === 0 || score < this.score[0]) return false;
     const before = this.score[0];
-    // Compare with the root as a candidate at the end of the arrays, without keeping it there.
-    this.score.push(score);
-    this.si.push(si);
-    this.d.push(d);
-    this.id.push(undefined);
-    const better = this.worse(0, size);
-    if (!better) {
-      this.score.pop();
-      this.si.pop();
-      this.d.pop();
-      this.id.pop();
-      return false;
-    }
-    this.swap(0, size);
-    this.score.pop();
-    this.si.pop();
-    this.d.pop();
-    this.id.pop();
+    if (!this.beats(score, si, d, 0)) return false;
+    // the new document replaces the root, then sinks to its place
+    this.score[0] = score;
+    this.si[0] = si;
+    this.d[0] = d;
+    this.id[0] = undefined;
     for (let i = 0; ; ) {
       const l = 2 * i + 1;
       const r = l + 1;
@@ -954,7 +986,7 @@ class TopK {
 
   /** The kept entries, best first. */
   sorted(): Array<{ score: number; si: number; d: number }> {
-    const idx = this.score.map((_, i) => i);
+    const idx = Array.from({ length: this.size }, (_, i) => i);
     idx.sort((a, b) => (this.worse(a, b) ? 1 : this.worse(b, a) ? -1 : 0));
     return idx.map((i) => ({ score: this.score[i], si: this.si[i], d: this.d[i] }));
   }
