@@ -14,6 +14,7 @@ import { firstRelevantRank, firstRelevantRankAny, latency, LatencyReport, Qualit
 import { anchorLine, BenchQuery, prepareSets } from './sets';
 import { loadQuestions } from './questions';
 
+import { ensureAptTool } from './aptTool';
 import { denseOnlySystem, lanceDir, lanceFtsSystem, miniSearchSystem, openCurrentStore, quarrySystem, ripgrepAvailable, ripgrepSystem, SearchSystem } from './systems';
 import { createEmbeddingProvider } from '../server/src/engine/embedding/registry';
 import type { EmbeddingProvider } from '../server/src/engine/embedding/types';
@@ -418,18 +419,8 @@ async function denseSystems(dir: string, provider: EmbeddingProvider, label: str
 
 function ensureTools(skipped: string[]): void {
   if (!existsSync(CLI)) execFileSync('npm', ['run', 'build'], { cwd: REPO, stdio: 'inherit' });
-  if (!ripgrepAvailable()) {
-    try {
-      execFileSync('apt-get', ['install', '-y', '-qq', 'ripgrep'], { stdio: 'ignore' });
-    } catch {
-      try {
-        execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore' });
-        execFileSync('apt-get', ['install', '-y', '-qq', 'ripgrep'], { stdio: 'ignore' });
-      } catch {
-        skipped.push('ripgrep could not be installed (apt-get failed); its columns are missing');
-      }
-    }
-  }
+  const missing = ensureAptTool(ripgrepAvailable, 'ripgrep', 'ripgrep');
+  if (missing) skipped.push(missing);
 }
 
 async function main(): Promise<void> {

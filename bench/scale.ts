@@ -25,7 +25,7 @@
  * Warm queries (`--queries N` exported Go identifiers sampled from the tree, and 24 descriptions), each asked
  * `--rounds N` times: in this process through `Engine.search`; through the doors, a real server per build with a
  * real client (`quarry mcp` + `find_code` over the MCP SDK, `quarry lsp --stdio` + `codeSearch/find` over
- * vscode-jsonrpc; bench/doors.ts); Debian's `csearch` (package codesearch; the tree `cindex`ed once into
+ * vscode-jsonrpc; bench/doors.ts); Debian's `csearch` (package codesearch, installed with apt-get when missing, as ripgrep is; the tree `cindex`ed once into
  * bench/.cache/scale/csearch/, one process per identifier, process start included) and ripgrep beside them.
  * `--baseline REV` (a git revision, bundled from `git archive`) or `--baseline-cli PATH` measures a second build's doors interleaved query by query with this tree's (before/after in
  * one run, under the same load) and compares every query's top-10 chunk ids. `--stages`: where the in-process
@@ -43,6 +43,7 @@ import { latency, prng, sample, type LatencyReport } from './metrics';
 import { fetchGo119 } from './goTree';
 import { openLspSession, openMcpSession } from './doors';
 import { shippedLaunch } from './launch';
+import { ensureAptTool } from './aptTool';
 import { SERVER_NODE_FLAGS, serverEnvironment } from '../server/src/lsp/serverProcess';
 import { ChunkStore } from '../server/src/engine/store/chunkStore';
 import { VectorStore } from '../server/src/engine/store/vectorStore';
@@ -568,6 +569,10 @@ async function main(): Promise<void> {
   const stages = args.stages ? await stageProfile(work, idents, descs) : undefined;
   const mcp = want('mcp') ? await doorFigures('mcp', builds, work, idents, descs, args.rounds, prof) : undefined;
   const lsp = want('lsp') ? await doorFigures('lsp', builds, work, idents, descs, args.rounds, prof) : undefined;
+  const missingTools = [
+    want('csearch') ? ensureAptTool(() => !spawnSync('csearch', ['-h']).error, 'codesearch', "Debian's csearch") : undefined,
+    want('rg') ? ensureAptTool(() => spawnSync('rg', ['--version']).status === 0, 'ripgrep', 'ripgrep') : undefined,
+  ].filter((m): m is string => m !== undefined);
   const cs = want('csearch') ? csearch(work, join(CACHE, 'csearch', `${args.work ?? name}.index`), idents, args.rounds) : null;
   const rg = want('rg') ? ripgrep(work, idents, descs) : null;
   const loadAfter = loadavg()[0];
@@ -631,6 +636,7 @@ async function main(): Promise<void> {
   for (const [what, c] of [['MCP', compare(mcp)], ['LSP', compare(lsp)]] as const) {
     if (c) rows.push(`Top-10 chunk ids, baseline vs current through ${what}: ${c.same}/${c.of} queries identical${c.differ.length ? ` (differ: ${c.differ.join('; ')})` : ''}.`);
   }
+  for (const m of missingTools) rows.push(`Note: ${m}.`);
   if (stages) {
     rows.push('');
     rows.push('| In-process stage (median ms) | identifiers | descriptions |');
