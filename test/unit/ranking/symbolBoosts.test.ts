@@ -166,7 +166,7 @@ describe('test demotion stage', () => {
   it('ranks what is not a test below the tests when the query asks for them ("how is X tested", "tests for X")', () => {
     const guide = chunk({ kind: 'section', name: 'Route prefixing', path: 'docs/Routes.md', content: 'Route prefixing inside plugins' });
     const test = chunk({ kind: 'code', name: '', path: 'test/route-prefix.test.js', content: "test('prefix inside a plugin', t => {})" });
-    for (const q of ['how is route prefixing inside plugins tested', 'tests for route prefixing inside plugins', 'where are the tests for route prefixing', 'route prefixing tests']) {
+    for (const q of ['how is route prefixing inside plugins tested', 'tests for route prefixing inside plugins', 'where are the tests for route prefixing', 'route prefixing tests', 'which tests cover route prefixing', 'route prefixing specs']) {
       const cands = [candidate(guide, 10), candidate(test, 7)];
       testDemotionStage.apply(stageContext(q), cands);
       cands.sort(compareCandidates);

@@ -80,7 +80,7 @@ export const CODE_TASK_CUES: readonly Cue[] = [
   c('TEST', /\b(tests?|testing|tested)\b/, 1.0, 'test'),
   // "how is X tested", "where are the tests for X": tests are what the sentence is about (outweighs "how is", "where are")
   c('TEST', /\b(is|are|was|were|being|gets?|got)\b[^.?!]*\btested\b/, 1.0, 'is tested'),
-  c('TEST', /\b(tests?|test cases?|test suites?|specs?) (for|of|that|which|covering|checking)\b/, 0.8, 'tests for'),
+  c('TEST', /\b(tests?|test cases?|test suites?|specs?) (for|of|that|which|covering|cover|checking|exercising|exercise|verifying)\b/, 0.8, 'tests for'),
   c('TEST', /\bspecs?\b/, 0.8, 'spec'),
   c('TEST', /\bmock\w*/, 0.4, 'mock'),
   c('TEST', /\bstub\w*/, 0.4, 'stub'),

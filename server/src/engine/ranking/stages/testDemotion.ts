@@ -22,9 +22,9 @@ export function queryIsAboutTests(ctx: Pick<StageContext, 'intent' | 'query'>): 
 /** Phrases that ask for the tests themselves: "X is tested", "tests for X", "where are the tests", "… X tests". */
 const ASKS_FOR_TESTS = [
   /\b(is|are|was|were|being|gets?|got)\b[^.?!]*\btested\b/i,
-  /\b(tests?|test cases?|test suites?|specs?) (for|of|that|which|covering|checking)\b/i,
-  /\bwhere are (the )?(unit |integration )?tests\b/i,
-  /(?<!\b(as|like|into|to) )\btests\s*\??\s*$/i,
+  /\b(tests?|test cases?|test suites?|specs?) (for|of|that|which|covering|cover|checking|exercising|exercise|verifying)\b/i,
+  /\bwhere are (the )?(unit |integration )?(tests|specs)\b/i,
+  /(?<!\b(as|like|into|to) )\b(tests|specs)\s*\??\s*$/i,
 ];
 /** …of one's own code: "my tests", "our tests", "in tests" — the question is about the library's testing support. */
 const OWN_TESTS = /\b(my|our|your|in) (unit |integration |own )?tests?\b/i;
