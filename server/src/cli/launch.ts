@@ -8,8 +8,12 @@
  *   life of the editor).
  * - Every other command (and `quarry lsp --help`) runs the full command line, `dist/cli-main.js` (`cli/main.ts`).
  *
- * Nothing here touches LanceDB: each bundle unpacks the native libraries itself, as its first import.
+ * Nothing here touches LanceDB: each bundle unpacks the native libraries itself, as its first import. LanceDB's native
+ * log level is read when its library loads, that is while a bundle's imports run, before any of its own statements:
+ * the quiet default (errors only; a user's LANCEDB_LOG wins) is set here, first.
  */
+process.env.LANCEDB_LOG ??= 'error';
+
 const args = process.argv.slice(2);
 
 if (args[0] === 'lsp' && args.slice(1).every((a) => a === '--stdio')) {

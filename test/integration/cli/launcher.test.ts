@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, REPO_ROOT, removeDir, tempDir } from '../../support/workspace';
+import { CLI, REPO_ROOT, removeDir, tempDir, writeFiles } from '../../support/workspace';
 
 /**
  * dist/cli.js is a launcher (server/src/cli/launch.ts): `quarry lsp --stdio` loads the language server's bundle alone
@@ -50,5 +50,30 @@ describe('dist/cli.js launcher', function () {
     assert.deepEqual(help.bundles, ['cli-main.js', 'cli.js']);
     const unknown = loadedBundles(['no-such-command']);
     assert.equal(unknown.status, 2, 'usage errors keep their exit code');
+  });
+
+  it("LanceDB's native library loads with its log level quiet (errors only) unless the user set one", () => {
+    // LanceDB reads LANCEDB_LOG when its library loads, while a bundle's imports run: a default set by the bundle's own
+    // statements came too late, and `quarry index` printed LanceDB's warnings (issue 21's re-index of the Go tree)
+    const seen = join(dir, 'lancedb-log.json');
+    const preload = join(dir, 'lancedb-log.cjs');
+    writeFileSync(
+      preload,
+      `const M = require('module'); const load = M._load; const levels = [];\n` +
+        `M._load = function (request, ...rest) { if (/^@lancedb\\/lancedb$/.test(request)) levels.push(process.env.LANCEDB_LOG ?? null); return load.call(this, request, ...rest); };\n` +
+        `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify(levels)));\n`,
+    );
+    const project = join(dir, 'project');
+    writeFiles(project, { 'a.py': 'def f():\n    return 1\n' });
+    const run = (env: NodeJS.ProcessEnv) => {
+      const { LANCEDB_LOG: _drop, ...rest } = process.env;
+      const r = spawnSync(process.execPath, ['-r', preload, CLI, 'status', '--project', project], { encoding: 'utf8', timeout: 30_000, env: { ...rest, ...env } });
+      return { status: r.status, levels: JSON.parse(readFileSync(seen, 'utf8')) as Array<string | null> };
+    };
+    const quiet = run({});
+    assert.ok(quiet.levels.length > 0, 'the status command loads LanceDB');
+    assert.deepEqual([...new Set(quiet.levels)], ['error']);
+    const chosen = run({ LANCEDB_LOG: 'info' });
+    assert.deepEqual([...new Set(chosen.levels)], ['info'], "the user's level is kept");
   });
 });

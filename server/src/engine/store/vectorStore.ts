@@ -220,7 +220,8 @@ async function verify(table: lancedb.Table, dims: number): Promise<HashColumn[]>
     if (ix.columns.includes('vector')) {
       const probe = new Array<number>(dims).fill(0);
       probe[0] = 1;
-      await table.vectorSearch(probe).distanceType('cosine').select(['content_hash']).limit(1).toArray();
+      // `_distance` selected as a kNN's output always is (without it LanceDB logs a deprecation warning on stderr)
+      await table.vectorSearch(probe).distanceType('cosine').select(['content_hash', '_distance']).limit(1).toArray();
     } else {
       for (const c of ix.columns) await table.query().where(`${c} = 'quarry-probe:none'`).select([c]).limit(1).toArray();
     }
