@@ -138,6 +138,24 @@ describe('hybrid retrieval with a real ONNX embedder (generated tiny model)', fu
     assert.equal(res.warnings.length, 0, res.warnings.join('\n'));
   });
 
+  it('a whole-workspace run after a few changes embeds their chunks, and what a --lexical-only run left before it', async () => {
+    await engine.index();
+    writeFiles(root, { 'src/canvas.ts': FILES['src/canvas.ts'] + '\n/** Paint a green triangle. */\nexport function drawTriangle(ctx: Ctx): void {\n  ctx.fill();\n}\n' });
+    assert.equal((await engine.index({ lexicalOnly: true })).embedding, undefined);
+    // a later run over the whole workspace, one more file changed: the keyword-only run's chunk is not forgotten
+    writeFiles(root, { 'src/net.go': FILES['src/net.go'] + '\n// Reset drops the http session.\nfunc Reset() {}\n' });
+    const run = await engine.index();
+    assert.equal(run.embedding?.embedded, 2, JSON.stringify(run.embedding));
+    // everything has a vector now: the next whole run looks at the files it replaced and embeds their new chunk only
+    writeFiles(root, { 'src/session.rb': FILES['src/session.rb'] + '\n# Renew the user session.\ndef renew(user)\n  session.touch(user)\nend\n' });
+    const next = await engine.index();
+    assert.equal(next.embedding?.missing, 1, JSON.stringify(next.embedding));
+    assert.equal(next.embedding?.embedded, 1);
+    const res = await engine.search('paint a green triangle', { limit: 3 });
+    assert.deepEqual(res.search_strategy, ['HYBRID_SEARCH']);
+    assert.equal(res.warnings.length, 0, res.warnings.join('\n'));
+  });
+
   it('search works on the lexical index before anything is embedded, and says so', async () => {
     await engine.index({ lexicalOnly: true });
     const res = await engine.search('draw a red circle', { limit: 3 });
