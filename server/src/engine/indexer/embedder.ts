@@ -48,6 +48,11 @@ export interface EmbedOptions {
    */
   paths?: readonly string[];
   /**
+   * `paths` holds only while the vector table still has at least this many vectors (what the last complete phase left):
+   * a table that lost vectors behind the index's back (data files deleted) has every chunk checked again.
+   */
+  pathsNeedVectors?: number;
+  /**
    * A one-shot process: drop the indexing memos and collect the garbage before the vector index is built (a
    * long-running one keeps its memos for the next runs).
    */
@@ -63,7 +68,8 @@ export async function backfillEmbeddings(
   const started = Date.now();
   const vectors = await store.vectors(provider.id, provider.dims);
   const known = await vectors.knownHashes();
-  const missing = await store.missingHashes(known, options.paths);
+  const trusted = options.paths !== undefined && known.size >= (options.pathsNeedVectors ?? 0);
+  const missing = await store.missingHashes(known, trusted ? options.paths : undefined);
   const files = await store.fileRecords();
   // Newest (most recently edited) files first: what the user is working on gets semantic search first.
   missing.sort((a, b) => (files.get(b.path)?.mtimeMs ?? 0) - (files.get(a.path)?.mtimeMs ?? 0));

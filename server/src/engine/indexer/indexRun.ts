@@ -248,12 +248,13 @@ export class IndexRuns {
     if (provider && !options.lexicalOnly && !options.signal?.aborted) {
       // After runs that left no vector missing, only the chunks of the files this run replaced can lack one: the
       // phase looks at those files' chunks only (a run over some files, and a whole-workspace run that found few
-      // changes: not every content hash of the index, 50–100 ms at 96k chunks). The last dense phase must have come
-      // after the last lexical one: a `--lexical-only` or interrupted run since then left chunks without vectors that
-      // its state does not count.
+      // changes: not every content hash of the index, 50–100 ms at 96k chunks), as long as the vector table still
+      // holds what that phase left (vectors lost behind the index's back: every chunk is checked, and embedded again).
+      // The last dense phase must have come after the last lexical one: a `--lexical-only` or interrupted run since
+      // then left chunks without vectors that its state does not count.
       const last = previous?.embeddings?.[provider.id];
       const complete = last?.remaining === 0 && previous?.lastIndexed !== undefined && last.at >= previous.lastIndexed;
-      summary.embedding = await this.embed(store, provider, options, summary.warnings, complete ? [...replaced] : undefined);
+      summary.embedding = await this.embed(store, provider, options, summary.warnings, complete ? { paths: [...replaced], vectors: last.distinct } : undefined);
       const e = summary.embedding;
       // what the lexical phase embedded was missing when the run started, not cached
       e.missing += embeddedEarly;
@@ -292,10 +293,11 @@ export class IndexRuns {
    * The dense phase. A vector table found damaged on open (the model's table is shared by every generation) is
    * quarantined — this run holds the index lock — and every chunk is embedded again.
    */
-  private async embed(store: ChunkStore, provider: EmbeddingProvider, options: EngineIndexOptions, warnings: string[], paths?: readonly string[]): Promise<EmbedSummary> {
-    const run = (only: readonly string[] | undefined) => backfillEmbeddings(store, provider, (c) => chunkView(c, provider), { signal: options.signal, onProgress: options.onEmbedProgress, paths: only, releaseMemory: !this.ctx.longRunning });
+  private async embed(store: ChunkStore, provider: EmbeddingProvider, options: EngineIndexOptions, warnings: string[], only?: { paths: readonly string[]; vectors: number }): Promise<EmbedSummary> {
+    const run = (scope: typeof only) =>
+      backfillEmbeddings(store, provider, (c) => chunkView(c, provider), { signal: options.signal, onProgress: options.onEmbedProgress, paths: scope?.paths, pathsNeedVectors: scope?.vectors, releaseMemory: !this.ctx.longRunning });
     try {
-      return await run(paths);
+      return await run(only);
     } catch (e) {
       if (!(e instanceof VectorTableDamagedError)) throw e;
       const moved = quarantineVectorTable(this.ctx.quarryDir, vectorDir(this.ctx.quarryDir), e.tableName);
