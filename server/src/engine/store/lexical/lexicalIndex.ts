@@ -931,18 +931,10 @@ class TopK {
   }
 
   private swap(i: number, j: number): void {
-    const score = this.score[i];
-    this.score[i] = this.score[j];
-    this.score[j] = score;
-    const si = this.si[i];
-    this.si[i] = this.si[j];
-    this.si[j] = si;
-    const d = this.d[i];
-    this.d[i] = this.d[j];
-    this.d[j] = d;
-    const id = this.id[i];
-    this.id[i] = this.id[j];
-    this.id[j] = id;
+    swapAt(this.score, i, j);
+    swapAt(this.si, i, j);
+    swapAt(this.d, i, j);
+    swapAt(this.id, i, j);
   }
 
   /** Keeps (score, si, d) if it ranks among the best k; returns whether the k-th best score rose. */
@@ -990,6 +982,13 @@ class TopK {
     idx.sort((a, b) => (this.worse(a, b) ? 1 : this.worse(b, a) ? -1 : 0));
     return idx.map((i) => ({ score: this.score[i], si: this.si[i], d: this.d[i] }));
   }
+}
+
+/** Exchanges two entries of an array in place (no temporary array: the top-k's hot path). */
+function swapAt<T>(arr: { [index: number]: T }, i: number, j: number): void {
+  const x = arr[i];
+  arr[i] = arr[j];
+  arr[j] = x;
 }
 
 /**
