@@ -115,9 +115,9 @@ export async function backfillEmbeddings(
     }
     await flush();
   }
-  // A one-shot run collects its garbage before LanceDB builds the vector index (it holds the vectors about twice for
-  // half a second: the highest moment of a cold index; issue 21: 552 against 596 MB on average over 4 pairs on the Go
-  // tree). Only when the index is built: a small run pays nothing.
+  // A one-shot run collects its garbage before LanceDB builds the vector index (IVF_FLAT held the vectors about twice
+  // for half a second, the highest moment of a cold index — issue 21: 552 against 596 MB on average over 4 pairs on
+  // the Go tree; IVF_RQ holds about 130 MB). Only when the index is built: a small run pays nothing.
   await vectors.maintain({ beforeAnnBuild: options.releaseMemory ? () => releaseIndexingMemos(true) : undefined });
   if (summary.stoppedBy && summary.stoppedBy !== 'interrupted') {
     const without = summary.missing - summary.embedded;
