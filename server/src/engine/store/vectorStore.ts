@@ -29,7 +29,8 @@ export class VectorTableDamagedError extends Error {
 /** Rows above which an ANN index is built; below it a flat scan is fast enough. */
 const ANN_MIN_ROWS = 20_000;
 /**
- * The ANN index: IVF partitions of RaBitQ codes (LanceDB's IVF_RQ, one bit a dimension), its candidates re-scored on
+ * The ANN index (`annIndexFor`): IVF partitions of RaBitQ codes (LanceDB's IVF_RQ, one bit a dimension; IVF_FLAT for
+ * vectors of fewer than 64 dimensions or a width that is not a multiple of 8), its candidates re-scored on
  * their stored vectors (`REFINE_FACTOR`), so the similarities are exact. Issue 21, the Go tree's 78k vectors of 256
  * dimensions, 28 descriptions against a full scan: IVF_FLAT (an exact probe of every partition) 5.4 ms p50, this
  * index 3.2 ms with the same top 10 (recall@10 1.000, recall@100 0.974; re-scoring 2× instead of 3×: 2.6 ms, 0.941,
@@ -38,7 +39,13 @@ const ANN_MIN_ROWS = 20_000;
  * (`optimize`) 0.13 s. Without the re-scoring the codes' distances are off by 0.37 on average. IVF_HNSW_SQ was as fast
  * but took 5 s to build and as long again at every `optimize`; IVF_PQ lost recall (0.62 at 100) or, refined, the time.
  */
-const ANN_INDEX_TYPE = 'IvfRq';
+const RQ_MIN_DIMS = 64;
+function annIndexFor(dims: number): { type: string; config: lancedb.Index } {
+  // LanceDB's RaBitQ needs a multiple of 8 dimensions, and a bit a dimension says too little below a few dozen (on 8
+  // dimensions a stored vector asked for itself was not among the 9 candidates re-scored for a top 3)
+  if (dims % 8 === 0 && dims >= RQ_MIN_DIMS) return { type: 'IvfRq', config: lancedb.Index.ivfRq({ distanceType: 'cosine' }) };
+  return { type: 'IvfFlat', config: lancedb.Index.ivfFlat({ distanceType: 'cosine' }) };
+}
 /** The kNN reads k × this many candidates from the index and keeps the k nearest by their stored vectors. */
 const REFINE_FACTOR = 3;
 
@@ -200,11 +207,12 @@ export class VectorStore {
       if (!rows) return;
       const indices = await this.table.listIndices();
       if (!indices.some((ix) => ix.columns.includes('content_hash'))) await this.table.createIndex('content_hash', { config: lancedb.Index.btree() });
-      // an index of an earlier version (IVF_FLAT) is replaced once
+      // an index of an earlier version (IVF_FLAT for every width) is replaced once
       const ann = indices.find((ix) => ix.columns.includes('vector'));
-      if (rows >= ANN_MIN_ROWS && ann?.indexType !== ANN_INDEX_TYPE) {
+      const wanted = annIndexFor(this.dims);
+      if (rows >= ANN_MIN_ROWS && ann?.indexType !== wanted.type) {
         options.beforeAnnBuild?.();
-        await this.table.createIndex('vector', { config: lancedb.Index.ivfRq({ distanceType: 'cosine' }), replace: true });
+        await this.table.createIndex('vector', { config: wanted.config, replace: true });
       }
       // vectors are only ever added (a fragment per committed window of 512): compacted now and then (tableMaintenance.ts)
       await compactWhenFragmented(this.table);
