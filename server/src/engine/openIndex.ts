@@ -5,7 +5,7 @@
  * when to open, switch and close generations (engine.ts on open, indexer/indexRun.ts for a rebuild's switch,
  * facade/follow.ts for another process's); this module knows how.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ChunkStore, GenerationGoneError, quarantineTables } from './store/chunkStore';
 import { generationDir, pointerStamp, resolveGeneration, vectorDir, type Generation } from './store/generations';
@@ -36,6 +36,12 @@ export interface EngineState {
    * (`lexicalAgreementKnown`). Removed before anything writes the two, written again once both are written.
    */
   lexicalAgrees?: number;
+  /**
+   * When the last index run that writes this generation in place began writing (`beginIndexWrites`). A run killed
+   * before its dense phase leaves chunks without vectors that `embeddings` does not count: the next run trusts its
+   * re-indexed files alone for vectors only when the last dense phase came after this.
+   */
+  lexicalSince?: string;
 }
 
 /** An opened generation of the index: its tables and lexical index, and what opening it found. */
@@ -126,8 +132,12 @@ export function readStateIn(dir: string): EngineState | undefined {
   }
 }
 
+/** Writes state.json whole or not at all (a temporary file renamed over it: a process killed mid-write leaves the old one). */
 export function writeStateIn(dir: string, state: EngineState): void {
-  writeFileSync(join(dir, 'state.json'), JSON.stringify(state, null, 2));
+  const path = join(dir, 'state.json');
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(state, null, 2));
+  renameSync(tmp, path);
 }
 
 /**
@@ -149,6 +159,19 @@ export function forgetLexicalAgreement(dir: string): void {
   if (state?.lexicalAgrees === undefined) return;
   delete state.lexicalAgrees;
   writeStateIn(dir, state);
+}
+
+/**
+ * Before an index run writes the generation in place: forgets the lexical agreement and records when the run began
+ * writing (`lexicalSince`). Returns the state as it was (undefined: none yet).
+ */
+export function beginIndexWrites(dir: string): EngineState | undefined {
+  const state = readStateIn(dir);
+  if (!state) return undefined;
+  const next: EngineState = { ...state, lexicalSince: new Date().toISOString() };
+  delete next.lexicalAgrees;
+  writeStateIn(dir, next);
+  return state;
 }
 
 /** After both were written (or compared): they agree at the lexical index's current generation. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { renameSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Engine } from '../../../server/src/engine/engine';
 import { OnnxEmbeddingProvider } from '../../../server/src/engine/embedding/providers/onnx';
@@ -10,6 +10,7 @@ import { defaultConfig, QuarryConfigSchema } from '../../../server/src/engine/co
 import { startFakeVoyage, FAKE_VOYAGE_KEY, FakeVoyage } from '../../support/fakeVoyage';
 import { REPO_ROOT, tempDir, writeFiles, removeDir } from '../../support/workspace';
 import { FakeClock } from '../../unit/embedding/fakeClock';
+import { currentGenerationDir } from '../../support/faultTrials';
 
 const MODEL = join(REPO_ROOT, 'test', 'fixtures', 'models', 'tiny-bert-embed');
 
@@ -154,6 +155,26 @@ describe('hybrid retrieval with a real ONNX embedder (generated tiny model)', fu
     const res = await engine.search('paint a green triangle', { limit: 3 });
     assert.deepEqual(res.search_strategy, ['HYBRID_SEARCH']);
     assert.equal(res.warnings.length, 0, res.warnings.join('\n'));
+  });
+
+  it('a run killed between its keyword commits and its dense phase leaves no chunk unembedded for the next run', async () => {
+    await engine.index();
+    const dir = currentGenerationDir(root);
+    const before = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as { lastIndexed: string };
+    writeFiles(root, { 'src/canvas.ts': FILES['src/canvas.ts'] + '\n/** Paint a purple hexagon. */\nexport function drawHexagon(ctx: Ctx): void {\n  ctx.fill();\n}\n' });
+    await engine.index({ lexicalOnly: true });
+    // what `kill -9` after the keyword phase leaves: its commits and the time it began writing (`lexicalSince`), but
+    // not its own `lastIndexed` — the last complete run's state otherwise
+    const killed = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as { lastIndexed: string; lexicalSince?: string };
+    assert.ok(killed.lexicalSince && killed.lexicalSince > before.lastIndexed, JSON.stringify(killed));
+    writeFileSync(join(dir, 'state.json'), JSON.stringify({ ...killed, lastIndexed: before.lastIndexed }));
+    // the next run re-indexes nothing (the killed run committed the file) and still embeds the chunk it left
+    const run = await engine.index();
+    assert.equal(run.filesIndexed, 0);
+    assert.equal(run.embedding?.embedded, 1, JSON.stringify(run.embedding));
+    const res = await engine.search('paint a purple hexagon', { limit: 3 });
+    assert.equal(res.matches[0]?.content.symbol, 'drawHexagon');
+    assert.ok(res.matches[0]?.score_breakdown?.semantic, 'the new function has its vector');
   });
 
   it('search works on the lexical index before anything is embedded, and says so', async () => {

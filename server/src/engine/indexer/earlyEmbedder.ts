@@ -80,7 +80,6 @@ export class EarlyEmbedder {
 
   private async run(): Promise<void> {
     const vectors: VectorStore = await this.store.vectors(this.provider.id, this.provider.dims);
-    const known = await vectors.knownHashes();
     try {
       while (!this.stopped && !this.signal?.aborted) {
         if (!this.queue.length) {
@@ -90,7 +89,8 @@ export class EarlyEmbedder {
         }
         const taken = this.queue.splice(0, STEP);
         for (const q of taken) this.queuedChars -= q.text.length;
-        const step = taken.filter((q) => !known.has(q.hash));
+        const absent = new Set(await vectors.missing(taken.map((q) => q.hash)));
+        const step = taken.filter((q) => absent.has(q.hash));
         if (step.length) {
           const vecs = await this.provider.embedDocuments(step.map((q) => q.text), this.signal);
           step.forEach((q, i) => this.pending.push({ contentHash: q.hash, vector: vecs[i]! }));

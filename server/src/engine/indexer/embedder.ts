@@ -67,13 +67,22 @@ export async function backfillEmbeddings(
 ): Promise<EmbedSummary> {
   const started = Date.now();
   const vectors = await store.vectors(provider.id, provider.dims);
-  const known = await vectors.knownHashes();
-  const trusted = options.paths !== undefined && known.size >= (options.pathsNeedVectors ?? 0);
-  const missing = await store.missingHashes(known, trusted ? options.paths : undefined);
+  // the vectors held (one per content hash: `add` never writes a hash twice)
+  const held = await vectors.count();
+  const trusted = options.paths !== undefined && held >= (options.pathsNeedVectors ?? 0);
+  let missing: Array<{ contentHash: string; path: string }>;
+  if (trusted) {
+    // the files' chunks only, their hashes looked up (not every hash of the table decoded: see VectorStore.missing)
+    const chunks = await store.missingHashes(new Set(), options.paths);
+    const absent = new Set(await vectors.missing(chunks.map((c) => c.contentHash)));
+    missing = chunks.filter((c) => absent.has(c.contentHash));
+  } else {
+    missing = await store.missingHashes(await vectors.knownHashes());
+  }
   const files = await store.fileRecords();
   // Newest (most recently edited) files first: what the user is working on gets semantic search first.
   missing.sort((a, b) => (files.get(b.path)?.mtimeMs ?? 0) - (files.get(a.path)?.mtimeMs ?? 0));
-  const summary: EmbedSummary = { model: provider.id, missing: missing.length, embedded: 0, cached: known.size, durationMs: 0 };
+  const summary: EmbedSummary = { model: provider.id, missing: missing.length, embedded: 0, cached: held, durationMs: 0 };
   const batchSize = options.batchSize ?? 32;
   // Chunks are read and vectors written a window at a time (a store query and a table append per window, not per
   // embedding batch: on a cold index of 70k chunks, thousands of small LanceDB round trips and fragments otherwise).

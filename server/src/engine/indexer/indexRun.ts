@@ -20,7 +20,7 @@ import { CheckpointWriter, readCheckpoint, resumeDecision } from './checkpoint';
 import { CHUNKER_VERSION } from '../chunking/version';
 import type { EmbeddingProvider } from '../embedding/types';
 import { chunkView } from '../embedding/viewFor';
-import { closeLater, forgetLexicalAgreement, lexicalAgreementKnown, openPendingGeneration, readStateIn, writeStateIn, type EngineState, type OpenedIndex } from '../openIndex';
+import { beginIndexWrites, closeLater, lexicalAgreementKnown, openPendingGeneration, readStateIn, writeStateIn, type EngineState, type OpenedIndex } from '../openIndex';
 import { releaseIndexingMemos, RELEASE_AFTER_CHUNKS } from '../indexingMemos';
 import type { EngineContext } from '../facade/context';
 import type { IndexFollower } from '../facade/follow';
@@ -182,9 +182,10 @@ export class IndexRuns {
     const dir = pending?.generation.dir ?? ctx.generation.dir;
     // the lexical index and the chunk store agree unless a writer stopped between their writes: compared only then
     // (openIndex.ts lexicalAgreementKnown); this run writes both, so the agreement is recorded again when it is done
+    let startState: EngineState | undefined;
     if (!pending) {
       if (!lexicalAgreementKnown(dir, ctx.lexical)) await repairLexical(ctx.store, ctx.lexical);
-      forgetLexicalAgreement(dir);
+      startState = beginIndexWrites(dir);
     }
     const replaced = new Set<string>();
     // A one-shot run whose git pass will attribute every file (no HEAD recorded: a first index, a full rebuild) starts
@@ -195,7 +196,7 @@ export class IndexRuns {
     const prefetched =
       !ctx.longRunning && !options.skipGit && !options.paths && ctx.config.git.metadata && previousHead === undefined ? prefetchHistory(ctx.root) : undefined;
     try {
-      return await this.runPhases(options, pending, settingsHash, checkpoint, { store, lexical, dir, replaced, previousHead, prefetched });
+      return await this.runPhases(options, pending, settingsHash, checkpoint, { store, lexical, dir, replaced, previousHead, prefetched, startState });
     } finally {
       prefetched?.cancel();
     }
@@ -206,7 +207,7 @@ export class IndexRuns {
     pending: OpenedIndex | undefined,
     settingsHash: string,
     checkpoint: CheckpointWriter | undefined,
-    run: { store: ChunkStore; lexical: LexicalIndex; dir: string; replaced: Set<string>; previousHead: string | undefined; prefetched: HistoryPrefetch | undefined },
+    run: { store: ChunkStore; lexical: LexicalIndex; dir: string; replaced: Set<string>; previousHead: string | undefined; prefetched: HistoryPrefetch | undefined; startState: EngineState | undefined },
   ): Promise<EngineIndexSummary> {
     const ctx = this.ctx;
     const { store, lexical, dir, replaced } = run;
@@ -250,10 +251,12 @@ export class IndexRuns {
       // phase looks at those files' chunks only (a run over some files, and a whole-workspace run that found few
       // changes: not every content hash of the index, 50–100 ms at 96k chunks), as long as the vector table still
       // holds what that phase left (vectors lost behind the index's back: every chunk is checked, and embedded again).
-      // The last dense phase must have come after the last lexical one: a `--lexical-only` or interrupted run since
-      // then left chunks without vectors that its state does not count.
+      // The last dense phase must have come after the last lexical one: a `--lexical-only` run since then left chunks
+      // without vectors that its state does not count, and so did a run killed before its dense phase (it recorded
+      // when it began writing, `lexicalSince`, but never its `lastIndexed`).
       const last = previous?.embeddings?.[provider.id];
-      const complete = last?.remaining === 0 && previous?.lastIndexed !== undefined && last.at >= previous.lastIndexed;
+      const interrupted = run.startState?.lexicalSince !== undefined && last !== undefined && run.startState.lexicalSince > last.at;
+      const complete = last?.remaining === 0 && previous?.lastIndexed !== undefined && last.at >= previous.lastIndexed && !interrupted;
       summary.embedding = await this.embed(store, provider, options, summary.warnings, complete ? { paths: [...replaced], vectors: last.distinct } : undefined);
       const e = summary.embedding;
       // what the lexical phase embedded was missing when the run started, not cached

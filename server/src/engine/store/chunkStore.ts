@@ -14,6 +14,7 @@
  * across processes, the indexer's lock keeps a single writer. Files are replaced per path: delete the
  * path's rows, then add the new ones, so re-indexing a file replaces exactly its chunks.
  */
+import { scanColumn } from './tableProbe';
 import * as lancedb from '@lancedb/lancedb';
 import { Field, List, Schema, Utf8, Int32, Float64 } from 'apache-arrow';
 import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync, accessSync, readdirSync, renameSync, constants as fsConstants } from 'node:fs';
@@ -825,8 +826,8 @@ async function openExisting(dir: string, checkLayout = false): Promise<OpenedTab
 const PROBE_COLUMN: Record<string, string> = { chunks: 'id', conformances: 'chunk_id', files: 'path', chunk_git: 'chunk_id' };
 
 /**
- * Proves an opened store readable, without writing: every data file of every table (one column read in full, which
- * also reads each file's footer: a missing, truncated or garbled file fails here) and every scalar index (a lookup
+ * Proves an opened store readable, without writing: every data file of every table (one column scanned in full by
+ * LanceDB, `scanColumn`, which also reads each file's footer: a missing, truncated or garbled file fails here) and every scalar index (a lookup
  * through it). Opening reads only the manifests, so damage below them would otherwise surface as a raw Lance error in
  * the middle of a search or an index run. An environmental failure is rethrown as it is (the caller classifies it);
  * anything else closes the tables and is a StoreDamagedError (proven damage: the caller quarantines the tables).
@@ -838,7 +839,7 @@ async function verifyTables(dir: string, opened: OpenedTables): Promise<void> {
     const t = tables[i]!;
     try {
       if ((await t.countRows()) === 0) continue;
-      await t.query().select([PROBE_COLUMN[name]!]).toArray();
+      await scanColumn(t, PROBE_COLUMN[name]!);
       const indexed = new Set((await t.listIndices()).flatMap((ix) => ix.columns));
       for (const c of indexed) await t.query().where(`${c} = '${PROBE_VALUE}'`).select([c]).limit(1).toArray();
     } catch (e) {

@@ -6,6 +6,7 @@
  *
  * Part of the store: the only other module that imports LanceDB. Writes go through the store's queue.
  */
+import { scanColumn } from './tableProbe';
 import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Schema, Utf8 } from 'apache-arrow';
 import { columnarTable } from './columnarRows';
@@ -28,6 +29,11 @@ export class VectorTableDamagedError extends Error {
 
 /** Rows above which an ANN index is built; below it a flat scan is fast enough. */
 const ANN_MIN_ROWS = 20_000;
+/**
+ * At most this many hashes (in all, per process) are looked up through the index (`missing`), and only in a table of
+ * more rows; beyond that the whole set is decoded once and kept.
+ */
+const LOOKUP_MAX = 1000;
 /**
  * The ANN index (`annIndexFor`): IVF partitions of RaBitQ codes (LanceDB's IVF_RQ, one bit a dimension; IVF_FLAT for
  * vectors of fewer than 64 dimensions or a width that is not a multiple of 8), its candidates re-scored on
@@ -67,12 +73,9 @@ function sqlString(value: string): string {
 
 export class VectorStore {
   private hashes?: Set<string>;
-  /**
-   * The content-hash columns `open` read to verify the table, kept undecoded (a few MB of Arrow buffers): a process
-   * that only searches never needs them as strings (decoding 78k hashes was 30 ms and 19 MB of garbage of every
-   * `quarry search` on the Go tree); `knownHashes` decodes them once.
-   */
-  private hashColumns?: HashColumn[];
+  /** Hashes looked up through the index so far, and the table's rows when first asked (see `missing`). */
+  private lookedUp = 0;
+  private rowsAtOpen?: number;
 
   private constructor(
     readonly modelId: string,
@@ -84,15 +87,14 @@ export class VectorStore {
 
   /**
    * Opens the model's table in `db` (folder `dir`), creating it when missing. An existing table is verified as the
-   * chunk tables are (chunkStore.ts verifyTables): its content-hash column read in full (which reads every data file's
-   * footer: a missing, truncated or garbled file fails here) and every index looked up once. Proven damage is a
+   * chunk tables are (chunkStore.ts verifyTables): its content-hash column scanned in full by LanceDB (tableProbe.ts,
+   * which reads every data file's footer: a missing, truncated or garbled file fails here) and every index looked up once. Proven damage is a
    * VectorTableDamagedError; an environmental failure (disk, permissions) is rethrown as it is.
    */
   static async open(db: lancedb.Connection, queue: WriteQueue, modelId: string, dims: number, dir = ''): Promise<VectorStore> {
     const name = modelTableName(modelId);
     const names = new Set(await db.tableNames());
     let table: lancedb.Table;
-    let hashes: HashColumn[] | undefined;
     // the schema rows are laid out in (columnarRows.ts): the table's own, as written by whichever version created it
     let schema = schemaFor(dims);
     if (names.has(name)) {
@@ -119,7 +121,7 @@ export class VectorStore {
         table = await db.createEmptyTable(name, schemaFor(dims), { existOk: true });
       } else {
         try {
-          hashes = await verify(table, dims);
+          await verify(table, dims);
         } catch (e) {
           table.close();
           damaged(e);
@@ -129,15 +131,36 @@ export class VectorStore {
       table = await db.createEmptyTable(name, schemaFor(dims), { existOk: true });
     }
     const store = new VectorStore(modelId, dims, table, queue, schema);
-    store.hashColumns = hashes;
     return store;
   }
 
-  /** Content hashes that already have a vector for this model. */
+  /**
+   * The given content hashes that have no vector for this model yet (in their order, without repeats). A few are
+   * looked up through the content-hash index; many, or once the whole set is held, are checked against the set
+   * (`knownHashes`): a re-index of a few files no longer decodes every hash of a large table (78k on the Go tree:
+   * 30 ms and its garbage).
+   */
+  async missing(hashes: readonly string[]): Promise<string[]> {
+    const distinct = [...new Set(hashes)];
+    // a small table's set costs little; a process that keeps asking (a large run) decodes it once
+    if (!this.hashes && this.lookedUp + distinct.length <= LOOKUP_MAX && (this.rowsAtOpen ??= await this.table.countRows()) > LOOKUP_MAX) {
+      this.lookedUp += distinct.length;
+      const present = new Set<string>();
+      for (let i = 0; i < distinct.length; i += 200) {
+        const group = distinct.slice(i, i + 200);
+        const rows = await this.table.query().where(`content_hash IN (${group.map(sqlString).join(', ')})`).select(['content_hash']).toArray();
+        for (const r of rows) present.add(String(r.content_hash));
+      }
+      return distinct.filter((h) => !present.has(h));
+    }
+    const known = await this.knownHashes();
+    return distinct.filter((h) => !known.has(h));
+  }
+
+  /** Content hashes that already have a vector for this model (every hash of the table, decoded once). */
   async knownHashes(): Promise<Set<string>> {
     if (!this.hashes) {
-      const columns = this.hashColumns ?? (await readHashColumns(this.table));
-      this.hashColumns = undefined;
+      const columns = await readHashColumns(this.table);
       const set = new Set<string>();
       for (const col of columns) for (let i = 0; i < col.length; i++) set.add(String(col.get(i)));
       this.hashes = set;
@@ -153,16 +176,15 @@ export class VectorStore {
   async add(rows: ReadonlyArray<{ contentHash: string; vector: Float32Array }>): Promise<number> {
     if (!rows.length) return 0;
     return this.queue.run(async () => {
-      const known = await this.knownHashes();
-      const fresh = rows.filter((r) => !known.has(r.contentHash));
+      const absent = new Set(await this.missing(rows.map((r) => r.contentHash)));
       const seen = new Set<string>();
-      const unique = fresh.filter((r) => (seen.has(r.contentHash) ? false : (seen.add(r.contentHash), true)));
+      const unique = rows.filter((r) => absent.has(r.contentHash) && (seen.has(r.contentHash) ? false : (seen.add(r.contentHash), true)));
       if (!unique.length) return 0;
       for (const r of unique) {
         if (r.vector.length !== this.dims) throw new Error(`vector of ${r.vector.length} dims for model ${this.modelId} (${this.dims} expected)`);
       }
       await this.table.add(columnarTable(this.schema, unique.map((r) => ({ content_hash: r.contentHash, vector: r.vector }))));
-      for (const r of unique) known.add(r.contentHash);
+      for (const r of unique) this.hashes?.add(r.contentHash);
       return unique.length;
     });
   }
@@ -237,10 +259,10 @@ async function readHashColumns(table: lancedb.Table): Promise<HashColumn[]> {
   return columns;
 }
 
-/** Reads the table's content hashes in full and looks up every index once (see `open`); returns the hash columns. */
-async function verify(table: lancedb.Table, dims: number): Promise<HashColumn[]> {
-  if ((await table.countRows()) === 0) return [];
-  const columns = await readHashColumns(table);
+/** Scans the table's content hashes in full (`scanColumn`) and looks up every index once (see `open`). */
+async function verify(table: lancedb.Table, dims: number): Promise<void> {
+  if ((await table.countRows()) === 0) return;
+  await scanColumn(table, 'content_hash');
   for (const ix of await table.listIndices()) {
     if (ix.columns.includes('vector')) {
       const probe = new Array<number>(dims).fill(0);
@@ -251,7 +273,6 @@ async function verify(table: lancedb.Table, dims: number): Promise<HashColumn[]>
       for (const c of ix.columns) await table.query().where(`${c} = 'quarry-probe:none'`).select([c]).limit(1).toArray();
     }
   }
-  return columns;
 }
 
 function firstLine(s: string): string {
