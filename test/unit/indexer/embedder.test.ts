@@ -13,6 +13,7 @@ function fakes(total: number, failAtCall = -1, onCall?: (n: number) => void) {
   const calls = { chunksByHashes: 0, add: 0, embed: 0, written: [] as string[] };
   const vectors = {
     knownHashes: async () => new Set<string>(),
+    count: async () => 0,
     add: async (rows: ReadonlyArray<{ contentHash: string }>) => {
       calls.add++;
       calls.written.push(...rows.map((r) => r.contentHash));
