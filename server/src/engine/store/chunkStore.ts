@@ -827,8 +827,8 @@ const PROBE_COLUMN: Record<string, string> = { chunks: 'id', conformances: 'chun
 
 /**
  * Proves an opened store readable, without writing: every data file of every table (one column scanned in full by
- * LanceDB, `scanColumn`, which also reads each file's footer: a missing, truncated or garbled file fails here) and every scalar index (a lookup
- * through it). Opening reads only the manifests, so damage below them would otherwise surface as a raw Lance error in
+ * LanceDB, `scanColumn`, which also reads each file's footer: a missing, truncated or garbled file fails here) and
+ * every scalar index (a lookup through it). Opening reads only the manifests, so damage below them would otherwise surface as a raw Lance error in
  * the middle of a search or an index run. An environmental failure is rethrown as it is (the caller classifies it);
  * anything else closes the tables and is a StoreDamagedError (proven damage: the caller quarantines the tables).
  */

@@ -34,6 +34,8 @@ const ANN_MIN_ROWS = 20_000;
  * more rows; beyond that the whole set is decoded once and kept.
  */
 const LOOKUP_MAX = 1000;
+/** Vectors of fewer dimensions keep IVF_FLAT (see `annIndexFor`). */
+const RQ_MIN_DIMS = 64;
 /**
  * The ANN index (`annIndexFor`): IVF partitions of RaBitQ codes (LanceDB's IVF_RQ, one bit a dimension; IVF_FLAT for
  * vectors of fewer than 64 dimensions or a width that is not a multiple of 8), its candidates re-scored on
@@ -45,7 +47,6 @@ const LOOKUP_MAX = 1000;
  * (`optimize`) 0.13 s. Without the re-scoring the codes' distances are off by 0.37 on average. IVF_HNSW_SQ was as fast
  * but took 5 s to build and as long again at every `optimize`; IVF_PQ lost recall (0.62 at 100) or, refined, the time.
  */
-const RQ_MIN_DIMS = 64;
 function annIndexFor(dims: number): { type: string; config: lancedb.Index } {
   // LanceDB's RaBitQ needs a multiple of 8 dimensions, and a bit a dimension says too little below a few dozen (on 8
   // dimensions a stored vector asked for itself was not among the 9 candidates re-scored for a top 3)
@@ -88,8 +89,8 @@ export class VectorStore {
   /**
    * Opens the model's table in `db` (folder `dir`), creating it when missing. An existing table is verified as the
    * chunk tables are (chunkStore.ts verifyTables): its content-hash column scanned in full by LanceDB (tableProbe.ts,
-   * which reads every data file's footer: a missing, truncated or garbled file fails here) and every index looked up once. Proven damage is a
-   * VectorTableDamagedError; an environmental failure (disk, permissions) is rethrown as it is.
+   * which reads every data file's footer: a missing, truncated or garbled file fails here) and every index looked up
+   * once. Proven damage is a VectorTableDamagedError; an environmental failure (disk, permissions) is rethrown as it is.
    */
   static async open(db: lancedb.Connection, queue: WriteQueue, modelId: string, dims: number, dir = ''): Promise<VectorStore> {
     const name = modelTableName(modelId);
