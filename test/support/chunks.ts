@@ -37,12 +37,12 @@ export function candidate(c: Chunk, score: number): Candidate {
   return { id: c.id, path: c.path, chunk: c, score, explanation: [] };
 }
 
-/** A stage context for `query`, with identifier frequencies from `df` (missing = 0). */
+/** A stage context for `query`, with identifier occurrences from `df` (missing = 0). */
 export function stageContext(query: string, df: Record<string, number> = {}, intent?: string): StageContext {
   return {
     query: parseQuery(query, intent),
     options: { limit: 10, includeTests: true },
     ranking: defaultConfig().ranking,
-    stats: { identifierFrequency: (id) => df[id.toLowerCase()] ?? 0 },
+    stats: { identifierOccurrences: (id, cap) => Math.min(cap, df[id.toLowerCase()] ?? 0) },
   };
 }

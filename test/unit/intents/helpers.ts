@@ -63,7 +63,7 @@ export function ctxFor(query: string, intent?: string | null, detected?: Detecte
     query: parseQuery(query, intent),
     options: { limit: 10, includeTests: true, intent: intent ?? null },
     ranking: defaultConfig().ranking,
-    stats: { identifierFrequency: () => 0 },
+    stats: { identifierOccurrences: () => 0 },
   };
   if (detected) ctx.intent = detected;
   return ctx;

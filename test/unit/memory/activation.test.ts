@@ -39,7 +39,7 @@ describe('activation (seed 003 FR-2, FR-6.4)', () => {
 
   const ranking = RankingConfigSchema.parse({});
   const ctx = (query: string, staged = false): StageContext => ({
-    query: parseQuery(query), options: { limit: 10, includeTests: true }, ranking, stats: { identifierFrequency: () => 0 }, stagedActivation: staged,
+    query: parseQuery(query), options: { limit: 10, includeTests: true }, ranking, stats: { identifierOccurrences: () => 0 }, stagedActivation: staged,
   });
   const cand = (id: string, score: number, raw?: number, accesses = 0): Candidate => ({ id, path: `${id}.ts`, score, explanation: [], activation: { raw, accesses } });
 

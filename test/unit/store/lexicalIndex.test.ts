@@ -124,6 +124,23 @@ for (const [mode, inMemoryBelow] of [['postings in memory', undefined], ['postin
       assert.equal(openIndex(dir).documentCount, 2);
     });
 
+    it('counts a token\'s occurrences over live documents across segments, up to a cap (seed 000 rarity)', async () => {
+      const ix = openIndex(dir);
+      ix.add([doc('a1', 'a.ts', 'store store open'), doc('b1', 'b.ts', 'store')]);
+      await ix.commit();
+      ix.add([doc('c1', 'c.ts', 'store store store close')]);
+      await ix.commit();
+      assert.equal(ix.termOccurrences('body', 'store'), 6);
+      assert.equal(ix.documentFrequency('body', 'store'), 3);
+      assert.equal(ix.termOccurrences('body', 'store', 4), 4, 'stops at the cap');
+      assert.equal(ix.termOccurrences('body', 'missing'), 0);
+      // a removed document's occurrences no longer count
+      ix.removePaths(['c.ts']);
+      await ix.commit();
+      assert.equal(ix.termOccurrences('body', 'store'), 3);
+      assert.equal(openIndex(dir).termOccurrences('body', 'store'), 3);
+    });
+
     it('merges segments and sweeps obsolete files', async () => {
       const ix = openIndex(dir);
       for (let i = 0; i < 12; i++) {

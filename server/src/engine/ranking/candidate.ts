@@ -76,8 +76,11 @@ export interface SearchOptions {
 
 /** What stages may ask the index. */
 export interface IndexStats {
-  /** Chunks in which a whole identifier (lower-cased) occurs. */
-  identifierFrequency(identifier: string): number;
+  /**
+   * Occurrences of a whole identifier (lower-cased) in the indexed text (seed 000's "appears N times in index"),
+   * counted up to `cap`: exact below it, `cap` at or above it.
+   */
+  identifierOccurrences(identifier: string, cap: number): number;
 }
 
 export interface StageContext {

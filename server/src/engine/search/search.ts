@@ -105,7 +105,7 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
   const ranked = await runPipeline(
     {
       query: parsed, options, ranking: config.ranking, intent,
-      stats: { identifierFrequency: (identifier: string) => lexical.documentFrequency('ident', identifier.toLowerCase()) },
+      stats: { identifierOccurrences: (identifier: string, cap: number) => lexical.termOccurrences('ident', identifier.toLowerCase(), cap) },
       stagedActivation: !!dense && config.retrieval.fusion === 'staged',
       scorer: deps.reranker,
       scorerOptions: { candidates: config.rerank.candidates, weight: config.rerank.weight, keepFusedBest: config.rerank.keepFusedBest },

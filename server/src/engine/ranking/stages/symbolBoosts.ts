@@ -1,6 +1,7 @@
 /**
  * Seed 000's symbol-aware boosts (multiplicative, so they stack as its scenarios state: 2.0 × 1.5 = 3.0):
- * - exact symbol ×2.0: a query identifier that is rare in the index (in fewer than `rareTermThreshold` chunks)
+ * - exact symbol ×2.0: a query identifier that is rare in the index (fewer than `rareTermThreshold` occurrences in the
+ *   indexed text, declarations, uses, imports and comments alike: seed 000's "term appears < 10 times in index")
  *   and is one of the chunk's symbols — the names it defines or declares in its header (its conformances);
  *   common terms get none and keep plain BM25;
  * - type declaration ×1.5: the chunk declares a type named by the query (bare identifier, "what is X");
@@ -76,7 +77,7 @@ export const symbolBoostStage: Stage = {
     if (!names.length && !wordsNameProtocol) return candidates;
     const queryParts = wordsNameProtocol ? stemSet(ctx.query.text) : new Set<string>();
     const lower = names.map((n) => n.toLowerCase());
-    const rare = new Map(lower.map((n) => [n, ctx.stats.identifierFrequency(n)]));
+    const occurrences = new Map(lower.map((n) => [n, ctx.stats.identifierOccurrences(n, b.rareTermThreshold)]));
     const typeQuery = ctx.query.form === 'identifier' || target?.relation === 'definition' || target?.relation === 'implementations' || target?.relation === 'protocol';
     const implementsTarget = target?.relation === 'implementations' ? lastSegment(target.name).toLowerCase() : undefined;
     for (const c of candidates) {
@@ -91,10 +92,10 @@ export const symbolBoostStage: Stage = {
       // a conformance the index proves (Go's implicit interfaces) ties the type to the name as a declared one does
       const proven = implementsTarget !== undefined && c.conformsTo !== undefined ? c.conformsTo.toLowerCase() : undefined;
       for (const n of lower) {
-        const df = rare.get(n)!;
-        if (df < b.rareTermThreshold && (defined.has(n) || declared.has(n) || proven === n)) {
+        const seen = occurrences.get(n)!;
+        if (seen < b.rareTermThreshold && (defined.has(n) || declared.has(n) || proven === n)) {
           const where = defined.has(n) ? 'defined here' : declared.has(n) ? 'named in this declaration' : 'it conforms to it (conformance index)';
-          boost(c, b.exactSymbol, `exact symbol: '${n}' is rare (${df} chunk${df === 1 ? '' : 's'} < ${b.rareTermThreshold}) and ${where}`);
+          boost(c, b.exactSymbol, `exact symbol: '${n}' is rare (${seen} occurrence${seen === 1 ? '' : 's'} < ${b.rareTermThreshold}) and ${where}`);
           break;
         }
       }

@@ -410,6 +410,27 @@ export class LexicalIndex {
   }
 
   /**
+   * Occurrences of a token in a field over live documents (the sum of its term frequencies), counted up to `cap`:
+   * the answer is exact below `cap` and `cap` at or above it, so a common token costs at most `cap` postings.
+   */
+  termOccurrences(field: Field, token: string, cap = Number.POSITIVE_INFINITY): number {
+    this.loaded();
+    const key = termKey(field, token);
+    let n = 0;
+    for (const seg of this.segments) {
+      const t = seg.findTerm(key);
+      if (t < 0) continue;
+      const { docs, tfs } = seg.postings(t);
+      for (let p = 0; p < docs.length; p++) {
+        if (seg.deleted[docs[p]]) continue;
+        n += tfs[p];
+        if (n >= cap) return cap;
+      }
+    }
+    return n;
+  }
+
+  /**
    * The query's distinct (field, token) terms that some live document contains, in the order of their first
    * occurrence (the order scores are summed in), with their weights summed, document frequency, IDF and term
    * index per segment (-1 where absent).
