@@ -70,6 +70,11 @@ export const Bm25ConfigSchema = z
      */
     /** Weight of English function words ("how", "to", "the") in natural-language queries (they stay indexed). */
     functionWordWeight: z.number().min(0).max(1).default(0.2),
+    /**
+     * A description's query word counts its best field in full and its other fields by this factor (1 = every
+     * field's BM25 summed; retrieval/termOverlap.ts). Identifier queries always sum.
+     */
+    wordOverlap: z.number().min(0).max(1).default(0.25),
     fieldWeights: z
       .object({
         identifier: FieldWeightsSchema.default({ name: 4.0, symbols: 2.0, ident: 1.5, body: 0.5, path: 1.0, stem: 0 }),

@@ -27,7 +27,11 @@ export interface Candidate {
   /** Filled by the hydrate step; stages after it may rely on it. */
   chunk?: Chunk;
   score: number;
-  bm25?: { score: number; matches: TermMatch[] };
+  /**
+   * Keyword channel: the score, its terms and, for a description, the factor its words' other fields were counted
+   * by (`bm25.wordOverlap`; absent = every field summed, which is then what the terms add up to).
+   */
+  bm25?: { score: number; matches: TermMatch[]; wordOverlap?: number };
   /** Dense channel: cosine similarity and rank among the dense neighbours (0 when scored outside the kNN). */
   dense?: { similarity: number; rank: number };
   /** Found through the conformance index ("what implements X"). */

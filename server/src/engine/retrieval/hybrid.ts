@@ -14,6 +14,7 @@ import type { ParsedQuery } from '../ranking/query';
 import { lexicalTerms } from '../ranking/query';
 import type { SearchStrategy } from '../api/results';
 import { rrf, stageTwo, weightedSum } from './fusion';
+import { withWordOverlap } from './termOverlap';
 
 export interface DenseChannel {
   provider: EmbeddingProvider;
@@ -78,7 +79,11 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   // local model: microseconds; a remote one: its request is on its way meanwhile). At 96k chunks the kNN took 8 ms
   // after a 5 ms lexical search.
   if (early) await new Promise<void>((r) => setImmediate(r));
-  const { hits, matched } = ctx.lexical.search(lexicalTerms(q, ctx.bm25.fieldWeights, ctx.bm25.functionWordWeight), k1, ctx.bm25, accept);
+  const lexical = ctx.lexical.search(lexicalTerms(q, ctx.bm25.fieldWeights, ctx.bm25.functionWordWeight), k1, ctx.bm25, accept);
+  const { matched } = lexical;
+  // a description's words saturate once across the fields (BM25F-like), not once per field
+  const overlap = q.form === 'natural' && ctx.bm25.wordOverlap < 1 ? ctx.bm25.wordOverlap : undefined;
+  const hits = overlap === undefined ? lexical.hits : withWordOverlap(lexical.hits, overlap);
 
   // A bare identifier that names a definition keeps BM25's order, so it needs no dense channel at all.
   const exactIdentifier = q.form === 'identifier' && hits.some((h) => h.matches.some((m) => (m.field === 'name' || m.field === 'symbols') && m.token.startsWith('=')));
@@ -109,7 +114,7 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   const byId = new Map<string, Chunk>();
   for (const d of denseHits) byId.set(d.chunk.id, d.chunk);
   const lexicalCandidates = (list: LexicalHit[]): Candidate[] =>
-    list.map((h) => ({ id: h.id, path: h.path, score: h.score, bm25: { score: h.score, matches: h.matches }, explanation: [] }));
+    list.map((h) => ({ id: h.id, path: h.path, score: h.score, bm25: { score: h.score, matches: h.matches, wordOverlap: overlap }, explanation: [] }));
 
   let candidates: Candidate[];
   let strategy: SearchStrategy[];
@@ -132,7 +137,7 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
     }));
     strategy = ['DENSE_ONLY'];
   } else {
-    candidates = cfg.fusion === 'staged' ? await staged(ctx, cfg, hits, denseHits, qvec) : fuse(cfg, ctx.dense!, q.form, hits, denseHits, lexicalCandidates);
+    candidates = cfg.fusion === 'staged' ? await staged(ctx, cfg, hits, denseHits, qvec, overlap) : fuse(cfg, ctx.dense!, q.form, hits, denseHits, lexicalCandidates);
     strategy = ['HYBRID_SEARCH'];
   }
 
@@ -288,6 +293,7 @@ async function staged(
   hits: LexicalHit[],
   denseHits: Array<{ chunk: Chunk; similarity: number }>,
   qvec: Float32Array,
+  overlap: number | undefined,
 ): Promise<Candidate[]> {
   const stage1 = hits.slice(0, cfg.stage1TopK);
   const chunks = await ctx.store.getChunks(stage1.map((h) => h.id));
@@ -304,7 +310,7 @@ async function staged(
   return scored.map((s) => {
     const h = byId.get(s.id)!;
     return {
-      id: s.id, path: h.path, score: s.final, bm25: { score: h.score, matches: h.matches },
+      id: s.id, path: h.path, score: s.final, bm25: { score: h.score, matches: h.matches, wordOverlap: overlap },
       dense: { similarity: s.semantic, rank: 0 },
       explanation: [
         `staged ${round(s.final)} = ${cfg.stagedWeights.bm25}·bm25 ${round(s.bm25Norm)} + ${cfg.stagedWeights.semantic}·semantic ${round(s.semanticNorm)} (cos ${round(s.semantic)}) + ${cfg.stagedWeights.activation}·activation ${round(s.activationNorm)} (normalised within ${scored.length} BM25 candidates)`,

@@ -16,7 +16,10 @@ export const bm25ExplainStage: Stage = {
         .slice(0, 8)
         .map((m) => `${m.field}:${m.token} ${round(m.contribution)} (tf ${m.tf}, df ${m.df}, idf ${round(m.idf)})`);
       const more = c.bm25.matches.length > 8 ? ` + ${c.bm25.matches.length - 8} more terms` : '';
-      c.explanation.push(`bm25 ${round(c.bm25.score)} = ${parts.join(' + ')}${more}`);
+      const w = c.bm25.wordOverlap;
+      // with a word overlap below 1 the terms add up to more than the score: each word's other fields count by w
+      const how = w === undefined ? '=' : `(each query word: its best field + ${w} × its other fields) from`;
+      c.explanation.push(`bm25 ${round(c.bm25.score)} ${how} ${parts.join(' + ')}${more}`);
     }
     return candidates;
   },
