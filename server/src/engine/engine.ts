@@ -237,7 +237,7 @@ export class Engine {
     if (ctx.longRunning && !ctx.snapshots) void this.keepReadSnapshots();
     const res = await runSearch(
       {
-        quarryDir: ctx.quarryDir, config: ctx.config, store: ctx.store, lexical: ctx.lexical, reranker: ctx.reranker,
+        root: ctx.root, quarryDir: ctx.quarryDir, config: ctx.config, store: ctx.store, lexical: ctx.lexical, reranker: ctx.reranker,
         problems: ctx.problems, hasIndex: ctx.hasIndex,
         dense: (warnings) => denseChannel(ctx, warnings),
         activationFacts: (ids) => this.memory.activationFacts(ids),

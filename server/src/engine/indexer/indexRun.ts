@@ -228,7 +228,7 @@ export class IndexRuns {
         // second a replaced worker costs); a one-shot `quarry index` ends with the run, and searches nothing after its
         // lexical phase: the segments leave memory before the Go pass, the dense phase and its vector index build
         // (issue 21: the Go tree's peak was 720-750 MB with them held)
-        { ...options, full: pending ? false : options.full, renewWorkers: options.renewWorkers ?? ctx.longRunning, releaseLexical: !ctx.longRunning, onReplaced: (paths) => paths.forEach((p) => replaced.add(p)), onChunks: early && ((chunks) => early.offer(chunks)) },
+        { ...options, full: pending ? false : options.full, quickPass: !pending, renewWorkers: options.renewWorkers ?? ctx.longRunning, releaseLexical: !ctx.longRunning, onReplaced: (paths) => paths.forEach((p) => replaced.add(p)), onChunks: early && ((chunks) => early.offer(chunks)) },
       );
     } finally {
       // stops the early embedder (also when the run failed) and writes what it computed

@@ -24,6 +24,7 @@ import { prepareFile, type FileJob, type FileWork } from './fileWork';
 import { ChunkPool, POOL_MIN_FILES } from './chunkPool';
 import { releaseIndexingMemos, RELEASE_AFTER_CHUNKS } from '../indexingMemos';
 import { DEFAULT_BATCH_BYTES, sizedBatches } from '../batches';
+import { QUICK_AHEAD_BYTES, QUICK_MIN_FILES, QuickPass, type QuickPassSummary } from './quickPass';
 
 export interface IndexProgress {
   phase: 'discovering' | 'indexing' | 'finalizing';
@@ -90,6 +91,8 @@ export interface IndexSummary {
    * store maintenance, counts).
    */
   phaseMs?: { discover: number; chunk: number; store: number; lexical: number; records: number; finalize: number };
+  /** The quick keyword pass, when the run made one (indexer/quickPass.ts): new files indexed as windows first. */
+  quickPass?: QuickPassSummary;
 }
 
 export interface IndexOptions {
@@ -117,6 +120,14 @@ export interface IndexOptions {
    * process searches nothing after its lexical phase (issue 21; lexicalIndex.ts `release`).
    */
   releaseLexical?: boolean;
+  /**
+   * A first index of many new files (`QUICK_MIN_FILES`) indexes them as windows of lines first, so that searches find
+   * every file within seconds (indexer/quickPass.ts); for runs that write the index searches read (not a rebuild's
+   * new generation, which nobody reads until it is complete).
+   */
+  quickPass?: boolean;
+  /** New files from which the quick pass runs (default `QUICK_MIN_FILES`; tests use fewer). */
+  quickPassMinFiles?: number;
   /** Receives the paths whose chunks each committed batch replaced (the git metadata pass recomputes them). */
   onReplaced?: (paths: readonly string[]) => void;
   /**
@@ -233,6 +244,7 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   report();
   lap('discover');
 
+
   // At most 100 files per committed batch (seed 002 FR-034 checkpoints every 100 files) and 2 MiB of source.
   const batchSize = options.batchSize ?? 100;
   // A large run reads and chunks its files in worker threads (chunkPool.ts), the next batch while this one commits.
@@ -297,7 +309,8 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
       storeWrite.catch(() => undefined); // awaited below, where a failure is raised
       try {
         // the old documents of the paths (with a worker, not the new ones added as they came)
-        summary.chunksRemoved += lexical.removePaths(replaced, { pending: !streamed });
+        // (a file's quick windows go with them: not chunks of an earlier run)
+        summary.chunksRemoved += lexical.removePaths(replaced, { pending: !streamed }) - (quick?.replaced(replaced) ?? 0);
         if (!streamed) addLexical(chunks);
         await lexical.commit();
         lap('lexical');
@@ -315,13 +328,30 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     options.checkpoint?.batch(batch.map((f) => f.path), chunks.length, []);
     report();
   };
+  const batches = sizedBatches(candidates, batchSize, options.batchBytes ?? DEFAULT_BATCH_BYTES);
+  /** Batches handed to the chunking worker (their files' work promised), by index; `prepared` is the next to hand over. */
+  const ahead = new Map<number, Array<Promise<FileWork>> | undefined>();
+  let prepared = 0;
+  const prepareThrough = (last: number) => {
+    for (; prepared <= Math.min(last, batches.length - 1); prepared++) ahead.set(prepared, prepare(batches[prepared]!));
+  };
+  let quick: QuickPass | undefined;
   try {
-    const batches = sizedBatches(candidates, batchSize, options.batchBytes ?? DEFAULT_BATCH_BYTES);
-    let next = batches.length ? prepare(batches[0]!) : undefined;
+    // New files of a large first index: searchable as windows of lines before they are parsed (quickPass.ts). The
+    // chunking worker meanwhile starts on the first batches (about QUICK_AHEAD_BYTES of source), on the other core.
+    const fresh = options.quickPass && !options.paths ? candidates.filter((f) => !records.has(f.path) && !isMemoryPath(f.path)) : [];
+    if (fresh.length >= (options.quickPassMinFiles ?? QUICK_MIN_FILES)) {
+      if (pool) prepareThrough(batchesWithin(batches, QUICK_AHEAD_BYTES));
+      quick = await QuickPass.run(root, fresh, lexical, { maxFileSizeBytes: config.discovery.maxFileSizeBytes, minifiedLineLength: config.discovery.minifiedLineLength }, options.signal);
+      summary.quickPass = quick.summary;
+    }
+    lap('lexical');
     for (let b = 0; b < batches.length; b++) {
       if (options.signal?.aborted) break;
-      const current = next;
-      next = b + 1 < batches.length ? prepare(batches[b + 1]!) : undefined;
+      // this batch and the next: the worker chunks the next one while this one commits
+      prepareThrough(b + 1);
+      const current = ahead.get(b);
+      ahead.delete(b);
       await commitBatch(batches[b]!, (p) => records.get(p), current);
     }
     // The pattern log may have grown while the run was going (an agent recording a pattern): read it once more.
@@ -357,6 +387,12 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
     }
   } finally {
     await pool?.close();
+    // a run that stopped early (aborted, failed) leaves no windows of files it did not reach
+    try {
+      await quick?.removeLeft();
+    } catch (e) {
+      summary.warnings.push(`The quick keyword pass's windows were not removed (${(e as Error).message}); the next run replaces them.`);
+    }
   }
   summary.skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   // a run over the whole workspace knows every skip: `quarry status --json` lists them (a per-file update does not)
@@ -389,6 +425,16 @@ function mergeKnowledge(found: DiscoveryResult, files: DiscoveredFile[], skipped
   const walked = new Set(folders);
   const own = new Set(skipped.map((s) => s.path));
   found.skipped = [...found.skipped.filter((s) => !indexed.has(s.path) && !walked.has(s.path) && !own.has(s.path)), ...skipped].sort(byPath);
+}
+
+/** The index of the last batch that ends within `bytes` of source from the start (at least the first). */
+function batchesWithin(batches: readonly DiscoveredFile[][], bytes: number): number {
+  let total = 0;
+  for (let i = 0; i < batches.length; i++) {
+    total += batches[i]!.reduce((s, f) => s + f.size, 0);
+    if (total > bytes) return Math.max(0, i - 1);
+  }
+  return batches.length - 1;
 }
 
 /** Discovery restricted to some paths: the same rules, one path at a time. */

@@ -15,6 +15,7 @@ import { lexicalTerms } from '../ranking/query';
 import type { SearchStrategy } from '../api/results';
 import { rrf, stageTwo, weightedSum } from './fusion';
 import { withWordOverlap } from './termOverlap';
+import { isQuickId, QUICK_EXPLANATION } from '../quickWindows';
 
 export interface DenseChannel {
   provider: EmbeddingProvider;
@@ -31,6 +32,8 @@ export interface RetrievalContext {
   retrieval: RetrievalConfig;
   /** Durations of the store's operations (kNN, hydration) and of query embeddings, for the FR-041 metrics. */
   timings?: { vectorStore(ms: number): void; embedding(ms: number): void };
+  /** Chunks for the windows of a quick keyword pass (ids `~quick:…`, read from the files; indexer/quickPass.ts). */
+  quickWindows?: (ids: string[]) => Chunk[];
   /** Raw activation of chunks (accesses, git history) for staged fusion's stage 2; absent = none. */
   activationOf?: (ids: string[]) => Promise<Map<string, number>>;
 }
@@ -171,7 +174,11 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
 
   const need = candidates.filter((c) => !byId.has(c.id)).map((c) => c.id);
   for (const c of await timedOp(() => ctx.store.getChunks(need), ctx.timings?.vectorStore)) byId.set(c.id, c);
+  // a file not parsed yet: its window of lines, read from the file (a first index's quick keyword pass)
+  const quick = need.filter(isQuickId);
+  if (quick.length && ctx.quickWindows) for (const c of ctx.quickWindows(quick)) byId.set(c.id, c);
   candidates = candidates.filter((c) => byId.has(c.id));
+  for (const c of candidates) if (isQuickId(c.id)) c.explanation.push(QUICK_EXPLANATION);
   for (const c of candidates) c.chunk = byId.get(c.id);
   const matchedAll = new Set([...hits.map((h) => h.id), ...denseHits.map((d) => d.chunk.id)]).size;
   return { candidates, matched: Math.max(matched, matchedAll), strategy, warnings };

@@ -21,11 +21,14 @@ import { queryWords } from './breakdown';
 import { memberNameRange, relevances, toCodeMatch } from './present';
 import { whyOf } from './why';
 import { includeTestsFor } from './testScope';
+import { quickChunks } from '../quickWindows';
 
 /** Seed 003 §6.4: git metadata older than a week may be stale. */
 const GIT_STALE_MS = 7 * 86_400_000;
 
 export interface SearchDeps {
+  /** The workspace folder (a quick keyword pass's windows are read from its files). */
+  root: string;
   quarryDir: string;
   config: QuarryConfig;
   store: ChunkStore;
@@ -91,6 +94,7 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
   const retrieved = await retrieve(
     {
       lexical, store, dense, bm25: config.bm25, retrieval: config.retrieval, timings: deps.timings,
+      quickWindows: (ids) => quickChunks(deps.root, ids, (path) => languageForPath(path, config.discovery.extraExtensions)?.id),
       activationOf: async (ids) => new Map([...(await activation(ids))].filter(([, f]) => f.raw !== undefined).map(([id, f]) => [id, f.raw!])),
     },
     parsed,

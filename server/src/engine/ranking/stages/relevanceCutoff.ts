@@ -7,11 +7,25 @@
  */
 import type { Candidate, Stage } from '../candidate';
 import { normalizeIdentifier } from '../../tokenize/codeTokenizer';
+import { isQuickId } from '../../quickWindows';
 
 const WHOLE_FIELDS = new Set(['name', 'symbols', 'ident']);
 
-function matchesWhole(c: Candidate, loose: string): boolean {
+/** `name` occurs in `text` as a whole identifier (no letter, digit, `_` or `$` on either side; case aside). */
+function holdsIdentifier(text: string, name: string): boolean {
+  const hay = text.toLowerCase();
+  const needle = name.toLowerCase();
+  const part = (ch: string | undefined) => ch !== undefined && /[\p{L}\p{N}_$]/u.test(ch);
+  for (let i = hay.indexOf(needle); i !== -1; i = hay.indexOf(needle, i + 1)) {
+    if (!part(hay[i - 1]) && !part(hay[i + needle.length])) return true;
+  }
+  return false;
+}
+
+function matchesWhole(c: Candidate, last: string, loose: string): boolean {
   if (c.bm25?.matches.some((m) => WHOLE_FIELDS.has(m.field))) return true;
+  // a window of a file not parsed yet (a first index's quick pass) is indexed by parts only: its text decides
+  if (isQuickId(c.id) && c.chunk && holdsIdentifier(c.chunk.content, last)) return true;
   if (c.conformsTo !== undefined) return true;
   const path = c.path.toLowerCase().replace(/[_$-]/g, '');
   return loose.length > 2 && path.includes(loose);
@@ -23,7 +37,7 @@ export const relevanceCutoffStage: Stage = {
     if (ctx.query.form !== 'identifier') return candidates;
     const last = ctx.query.text.split(/\.|::|#/).filter(Boolean).pop() ?? ctx.query.text;
     const loose = normalizeIdentifier(last);
-    const kept = candidates.filter((c) => matchesWhole(c, loose));
+    const kept = candidates.filter((c) => matchesWhole(c, last, loose));
     if (!kept.length || kept.length === candidates.length) return candidates;
     return kept;
   },
