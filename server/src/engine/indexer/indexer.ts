@@ -244,13 +244,14 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   report();
   lap('discover');
 
-
   // At most 100 files per committed batch (seed 002 FR-034 checkpoints every 100 files) and 2 MiB of source.
   const batchSize = options.batchSize ?? 100;
   // A large run reads and chunks its files in worker threads (chunkPool.ts), the next batch while this one commits.
   const pool = candidates.length >= POOL_MIN_FILES ? ChunkPool.open(undefined, { renew: options.renewWorkers === true }) : undefined;
   const prepare = (batch: DiscoveredFile[]): Array<Promise<FileWork>> | undefined =>
     pool ? batch.map((f) => pool.run(fileJob(f, records.get(f.path), target), f.size)) : undefined;
+  /** The run's quick keyword pass, once it has run (its windows are replaced batch by batch). */
+  let quick: QuickPass | undefined;
   const commitBatch = async (batch: DiscoveredFile[], recordOf: (path: string) => FileRecord | undefined, prepared?: Array<Promise<FileWork>>): Promise<void> => {
     const chunks: Chunk[] = [];
     const fileRecords: FileRecord[] = [];
@@ -335,7 +336,6 @@ export async function runIndex(target: IndexTarget, options: IndexOptions = {}):
   const prepareThrough = (last: number) => {
     for (; prepared <= Math.min(last, batches.length - 1); prepared++) ahead.set(prepared, prepare(batches[prepared]!));
   };
-  let quick: QuickPass | undefined;
   try {
     // New files of a large first index: searchable as windows of lines before they are parsed (quickPass.ts). The
     // chunking worker meanwhile starts on the first batches (about QUICK_AHEAD_BYTES of source), on the other core.
