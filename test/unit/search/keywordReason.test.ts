@@ -47,4 +47,12 @@ describe('score breakdown: keyword reason (seed 003 FR-6.2)', () => {
     assert.deepEqual(keywordReason('func ParseHeader(h string)', ['parse', 'header']), { reason: 'strong term overlap', exact: false });
     assert.deepEqual(keywordReason('func ParseHeader(h string)', ['parse', 'cookie', 'jar']), { reason: 'partial match', exact: false });
   });
+
+  it('names a content word before a function word found earlier in the query', () => {
+    const text = 'class ConcurrencyLimiter { /** the most tasks running at once; the rest wait for a limit slot */ }';
+    assert.deepEqual(keywordReason(text, ['limit', 'the', 'number', 'of', 'concurrent', 'requests']).reason, 'exact keyword match on "limit"');
+    assert.deepEqual(keywordReason(text, ['the', 'limit']).reason, 'exact keyword match on "limit"');
+    // a query of function words alone still names the one found
+    assert.deepEqual(keywordReason(text, ['the', 'for']).reason, 'exact keyword match on "the"');
+  });
 });

@@ -2,8 +2,8 @@
  * The per-result score breakdown every door shows (seed 003 FR-6): the CLI's `--show-scores` boxes, the extension's
  * tooltips and MCP's text rendering all read `CodeMatch.score_breakdown`, built here from a ranked candidate.
  *
- * - keyword (BM25, raw — FR-2.2): "exact keyword match on "term"" when a query word (3+ characters) occurs as a
- *   whole word in the chunk, else "strong term overlap" when at least half of the query words occur, else
+ * - keyword (BM25, raw — FR-2.2): "exact keyword match on "term"" when a query word (3+ characters; a content word
+ *   before a function word such as "the") occurs as a whole word in the chunk, else "strong term overlap" when at least half of the query words occur, else
  *   "partial match" (FR-6.2);
  * - semantic (cosine similarity): very high >= 0.9, high >= 0.8, moderate >= 0.7, else low conceptual relevance
  *   (FR-6.3);
@@ -13,6 +13,7 @@
 import type { Candidate } from '../ranking/candidate';
 import type { ScoreBreakdown } from '../api/results';
 import { describeActivation, relativeTime } from '../ranking/stages/activation';
+import { FUNCTION_WORDS } from '../tokenize/codeTokenizer';
 
 export type { ScoreBreakdown };
 
@@ -46,7 +47,9 @@ export function hasWholeWord(text: string, word: string): boolean {
 export function keywordReason(text: string, queryWords: readonly string[]): { reason: string; exact: boolean } {
   const lower = text.toLowerCase();
   const words = [...new Set(queryWords.map((w) => w.toLowerCase()))];
-  const exact = words.find((w) => w.length > 2 && hasWholeWord(lower, w));
+  // the word named is the first content word found ("limit", not "the"); a query of function words alone names one
+  const whole = (w: string) => w.length > 2 && hasWholeWord(lower, w);
+  const exact = words.find((w) => !FUNCTION_WORDS.has(w) && whole(w)) ?? words.find(whole);
   if (exact) return { reason: `exact keyword match on "${exact}"`, exact: true };
   const present = words.filter((w) => lower.includes(w)).length;
   return { reason: present * 2 >= words.length ? 'strong term overlap' : 'partial match', exact: false };
