@@ -4,6 +4,7 @@
  * error (`isError`) that names the parameter and the fix.
  */
 import { z } from 'zod';
+import { toolInput } from './toolInput';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Engine, PatternChange } from '../engine/engine';
@@ -58,14 +59,14 @@ export function registerMemoryTools(server: McpServer, engine: Engine, options: 
         'Save a reusable way of solving a kind of task in this codebase (agent memory), e.g. how a feature is usually ' +
         'added or a bug class is tracked down. Patterns with success_score >= 0.5 become searchable with find_code ' +
         '(type "reasoning") for later sessions; lower ones are kept but not returned. Same id = revise it.',
-      inputSchema: {
+      inputSchema: toolInput({
         pattern_type: z.string().describe('Kind of reasoning: decomposition, verification, debugging, refactoring, ...'),
         description: z.string().describe('What the pattern is and when it applies (searchable).'),
         context: z.string().optional().describe('Where it was learned or applied: files, symbols, steps (searchable).'),
         success_score: z.number().describe('How well it worked, 0..1 (>= 0.5 to be searchable).'),
         usage_count: z.number().optional().describe('Times already applied successfully (default 0).'),
         id: z.string().optional().describe('Stable id to revise a pattern; derived from the description when omitted.'),
-      },
+      }),
       outputSchema: patternChangeOutput.shape,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
@@ -89,10 +90,10 @@ export function registerMemoryTools(server: McpServer, engine: Engine, options: 
       description:
         'Tell Quarry that a recorded pattern (a find_code result of kind "reasoning", or an id from record_pattern) was ' +
         'applied again, and whether it worked: usage_count rises and the success score moves toward the outcome.',
-      inputSchema: {
+      inputSchema: toolInput({
         id: z.string().describe('The pattern id (the result\'s symbol).'),
         succeeded: z.boolean().optional().describe('Did applying it work? Omit when unknown.'),
-      },
+      }),
       outputSchema: patternChangeOutput.shape,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
@@ -112,11 +113,11 @@ export function registerMemoryTools(server: McpServer, engine: Engine, options: 
       description:
         'Tell Quarry which find_code results you actually used (read, edited, relied on). Their activation rises, so ' +
         'they rank a little higher in later searches of this workspace. Give chunk ids (content.chunk_id) or path + line.',
-      inputSchema: {
+      inputSchema: toolInput({
         results: z
           .array(z.object({ chunk_id: z.string().optional(), path: z.string().optional(), line: z.number().int().optional() }))
           .describe('Used results: {chunk_id} or {path, line}.'),
-      },
+      }),
       outputSchema: { recorded: z.array(z.string()), unknown: z.array(z.string()) },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },

@@ -10,6 +10,7 @@ import { registerMemoryTools } from './memoryTools';
 import { breakdownLine } from '../engine/search/breakdown';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { toolInput } from './toolInput';
 import type { Engine } from '../engine/engine';
 import { INTENT_TYPES, type CodeMatch, type FindCodeResponseSummary } from '../engine/api/results';
 import { countTokens } from '../engine/tokenize/tokenCount';
@@ -394,7 +395,7 @@ export function registerQuarryTools(server: McpServer, engine: Engine, options: 
         'Hybrid code search (code-aware BM25 + embeddings + rerank) over the indexed workspace. Returns ranked code chunks ' +
         '(path, line span, symbol, kind, relevance, content), best first, within token_limit. Use for "where is X done", ' +
         'identifiers, and "what implements X".',
-      inputSchema: findCodeInputShape,
+      inputSchema: toolInput(findCodeInputShape),
       outputSchema: findCodeResponseSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -415,11 +416,11 @@ export function registerQuarryTools(server: McpServer, engine: Engine, options: 
       description:
         'Types that implement, conform to, extend or `impl` the named interface/protocol/trait/base class (all languages), ' +
         'through the conformance index. Same result schema as find_code.',
-      inputSchema: {
+      inputSchema: toolInput({
         name: z.string().describe('Interface, protocol, trait or base-class name, e.g. "ChunkStore".'),
         max_results: z.number().int().min(1).max(1000).default(20).describe('Max matches to return.'),
         include_tests: z.boolean().default(false).describe('Include test files.'),
-      },
+      }),
       outputSchema: findCodeResponseSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -441,10 +442,10 @@ export function registerQuarryTools(server: McpServer, engine: Engine, options: 
     {
       title: 'Find symbol',
       description: 'Workspace symbols by name: exact > prefix > camel-hump ("OSP" → OrderSummaryPanel) > fuzzy. Returns name, kind, container, path and lines.',
-      inputSchema: {
+      inputSchema: toolInput({
         query: z.string().min(1).describe('Symbol name or abbreviation.'),
         limit: z.number().int().min(1).max(1000).default(50).describe('Max symbols to return.'),
-      },
+      }),
       outputSchema: findSymbolOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -479,7 +480,7 @@ export function registerQuarryTools(server: McpServer, engine: Engine, options: 
     {
       title: 'Index status',
       description: 'State of the workspace index: files, chunks, last indexed time, whether indexing is in progress, problems.',
-      inputSchema: {},
+      inputSchema: toolInput({}),
       outputSchema: indexStatusOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

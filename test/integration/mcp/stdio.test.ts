@@ -232,6 +232,26 @@ describe('MCP over stdio (real SDK client, real server process)', function () {
     assert.ok((await find({ query: 'InventoryCatalog' })).matches.length > 0);
   });
 
+  it('an argument a tool does not take is a tool error naming it and what to use, never silently ignored', async () => {
+    const text = (r: CallToolResult) => (r.content[0] as { text: string }).text;
+    // find_symbol's count is `limit`, find_code's `max_results`: the other name used to be dropped without a word
+    const limit = await call('find_code', { query: 'InventoryCatalog', limit: 1 });
+    assert.equal(limit.isError, true);
+    assert.match(text(limit), /"limit" is not an argument of this tool \(use "max_results" for "limit"\); its arguments are query, intent, token_limit, include_tests, focus_languages, max_results\./);
+    const max = await call('find_symbol', { query: 'InventoryCatalog', max_results: 1 });
+    assert.equal(max.isError, true);
+    assert.match(text(max), /"max_results" is not an argument of this tool \(use "limit" for "max_results"\); its arguments are query, limit\./);
+    const status = await call('index_status', { verbose: true });
+    assert.equal(status.isError, true);
+    assert.match(text(status), /"verbose" is not an argument of this tool; it takes none\./);
+    // the schemas say so too, and the right names still work
+    const { tools } = await client.listTools();
+    for (const t of tools) assert.equal((t.inputSchema as { additionalProperties?: unknown }).additionalProperties, false, t.name);
+    assert.equal((await find({ query: 'InventoryCatalog', max_results: 1 })).matches.length, 1);
+    const symbols = await call('find_symbol', { query: 'InventoryCatalog', limit: 1 });
+    assert.ok(!symbols.isError, text(symbols));
+  });
+
   it('find_implementations: Swift protocol, TS interface, Rust trait', async () => {
     const swift = (await call('find_implementations', { name: 'ChunkStore' })).structuredContent as unknown as FindCode;
     findCodeResponseSchema.parse(swift);
