@@ -1,6 +1,6 @@
 /**
  * Why a result is in the list, in words a person reads at a glance (`CodeMatch.why`; issue 19): "defines `parse`",
- * "declares `Store.fetch`", "implements `Observer`", "contains "exact phrase"", "matches 3 of 4 words (in its name)",
+ * "declares `Store.fetch`", "implements `Observer`", "contains "exact phrase"", "matches 3 of 4 words ("parse" in its name)",
  * "similar in meaning (no shared words)". The detailed, ranking-level account stays in `explanation` and
  * `score_breakdown` (for `--show-scores`, tooltips and agents).
  */
@@ -13,11 +13,28 @@ import { contentStems, stemSet } from '../tokenize/stemSets';
 
 const DOC_KINDS = new Set(['section', 'text']);
 
-/** The query's content words: their lower-cased parts, deduplicated, function words left out unless nothing else is. */
+/**
+ * The query's content words as typed (lower-cased, deduplicated), function words left out unless nothing else is:
+ * "SQLite" is one word, not "sq" and "lite".
+ */
 function contentWords(words: readonly string[]): string[] {
-  const all = [...new Set(partTokens(words.join(' ')).filter((w) => w.length > 1))];
+  const all = [...new Set(words.map((w) => w.toLowerCase()).filter((w) => w.length > 1))];
   const content = all.filter((w) => !FUNCTION_WORDS.has(w));
   return content.length ? content : all;
+}
+
+/** A word is in a set of stems when its own stem is, or every part of it is (`parse_config` → parse, config). */
+function holds(stems: ReadonlySet<string>, word: string): boolean {
+  if (stems.has(stemOf(word))) return true;
+  const parts = partTokens(word);
+  return parts.length > 0 && parts.every((p) => stems.has(stemOf(p)));
+}
+
+/** The words its name holds, as a note: ("parse", "config" in its name), or a count when there are many. */
+function inNameNote(words: readonly string[]): string {
+  if (!words.length) return '';
+  if (words.length > 3) return ` (${words.length} of them in its name)`;
+  return ` (${words.map((w) => `"${w}"`).join(', ')} in its name)`;
 }
 
 export function whyOf(c: Candidate, query: ParsedQuery, words: readonly string[], matchedSymbol?: string): string {
@@ -45,13 +62,14 @@ export function whyOf(c: Candidate, query: ParsedQuery, words: readonly string[]
     const wanted = contentWords(words);
     // the body's stems are remembered by content hash (the scorer computed them already for most results)
     const body = contentStems(chunk);
-    const text = stemSet(`${chunk.symbol}\n${chunk.doc}\n${chunk.path}`);
-    const name = stemSet(`${chunk.symbol} ${chunk.path.split('/').pop() ?? ''}`);
-    const hit = wanted.filter((w) => text.has(stemOf(w)) || body.has(stemOf(w)));
+    // the path without its extension: "Go" is not in "sqlite3.go"'s name
+    const path = chunk.path.replace(/\.[^./]+$/, '');
+    const text = stemSet(`${chunk.symbol}\n${chunk.doc}\n${path}`);
+    const name = stemSet(`${chunk.symbol} ${path.split('/').pop() ?? ''}`);
+    const hit = wanted.filter((w) => holds(text, w) || holds(body, w));
     if (hit.length && wanted.length) {
-      const inName = hit.some((w) => name.has(stemOf(w)));
       const count = hit.length === wanted.length ? (wanted.length === 1 ? `matches "${hit[0]}"` : `matches all ${wanted.length} words`) : `matches ${hit.length} of ${wanted.length} words`;
-      parts.push(inName ? `${count} (in its name)` : count);
+      parts.push(count + (wanted.length === 1 ? (holds(name, hit[0]!) ? ' (in its name)' : '') : inNameNote(hit.filter((w) => holds(name, w)))));
     } else if (c.dense) {
       parts.push('similar in meaning (no shared words)');
     } else {
