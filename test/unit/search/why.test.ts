@@ -24,6 +24,9 @@ describe('why a result is here, in plain words (issue 19)', () => {
   it('implementations, directly and through another type', () => {
     assert.equal(why('what implements EvictionPolicy', { ...candidate(lru, 1), conformsTo: 'EvictionPolicy' }), 'implements `EvictionPolicy`');
     assert.equal(why('what implements EvictionPolicy', { ...candidate(lru, 1), conformsTo: 'EvictionPolicy', conformsVia: 'DescribedPolicy' }), 'implements `EvictionPolicy` through `DescribedPolicy`');
+    // a sub-interface refines the protocol (the partition ranks it with the other results): it extends it
+    const tap = chunk({ kind: 'interface', name: 'TapObserver', conformances: ['Observer'], path: 'src/tap.ts', language: 'typescript', content: 'interface TapObserver<T> extends Observer<T> {}' });
+    assert.equal(why('what implements Observer', { ...candidate(tap, 1), conformsTo: 'Observer' }), 'extends `Observer`');
   });
 
   it('descriptions: how many of the content words it holds, and whether its name does; documents and tests marked', () => {

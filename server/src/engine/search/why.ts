@@ -9,6 +9,7 @@ import type { ParsedQuery } from '../ranking/query';
 import { declaresName, lastNameSegment } from '../types';
 import { FUNCTION_WORDS, partTokens, stemOf } from '../tokenize/codeTokenizer';
 import { isTestPath } from '../testPaths';
+import { PROTOCOL_KINDS } from '../ranking/stages/implementsPartition';
 import { contentStems, stemSet } from '../tokenize/stemSets';
 
 const DOC_KINDS = new Set(['section', 'text']);
@@ -49,7 +50,9 @@ export function whyOf(c: Candidate, query: ParsedQuery, words: readonly string[]
     else if (c.bm25?.matches.length && c.bm25.matches.every((m) => m.field === 'path')) parts.push(`in ${chunk.path.split('/').pop()}`);
     else if (c.bm25) parts.push(`uses \`${name}\``);
   } else if (target?.relation === 'implementations' && c.conformsTo !== undefined) {
-    parts.push(c.conformsVia ? `implements \`${c.conformsTo}\` through \`${c.conformsVia}\`` : `implements \`${c.conformsTo}\``);
+    // an interface, protocol or trait that conforms refines X (it ranks with the other results): it extends it
+    const verb = PROTOCOL_KINDS.has(chunk.kind) ? 'extends' : 'implements';
+    parts.push(c.conformsVia ? `${verb} \`${c.conformsTo}\` through \`${c.conformsVia}\`` : `${verb} \`${c.conformsTo}\``);
   } else if (target && chunk.name && chunk.name.toLowerCase() === lastNameSegment(target.name).toLowerCase()) {
     parts.push(`defines \`${chunk.symbol || chunk.name}\``);
   }
