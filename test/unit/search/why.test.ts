@@ -34,8 +34,9 @@ describe('why a result is here, in plain words (issue 19)', () => {
     assert.equal(why('parse the yaml settings file', candidate(parse, 1)), 'matches 2 of 4 words ("parse" in its name)');
     // a word counts once as typed ("SQLite" is not "sq" and "lite"); the note names the words its name holds
     const decl = chunk({ kind: 'method', name: 'DeclTypes', container: 'SQLiteRows', path: 'sqlite3.go', language: 'go', content: 'func (rc *SQLiteRows) DeclTypes() []string {\n\treturn rc.declTypes()\n}' });
-    assert.equal(why('which Go types map to which SQLite column types', candidate(decl, 1)), 'matches 2 of 5 words ("types", "sqlite" in its name)');
+    assert.equal(why('which Go types map to which SQLite column types', candidate(decl, 1)), 'matches 2 of 5 words ("types", "SQLite" in its name)');
     assert.equal(why('parse_config', candidate(parse, 1)), 'defines `parseConfig`');
+    assert.equal(why('how does parseConfig read YAML', candidate(parse, 1)), 'matches 2 of 3 words ("parseConfig" in its name)');
     assert.equal(why('when is the config file read', candidate(section, 1)), 'documentation · matches all 3 words');
     assert.equal(why('zebra crossing', { ...candidate(parse, 1), dense: { similarity: 0.4, rank: 3 } }), 'similar in meaning (no shared words)');
     const test = chunk({ kind: 'function', name: 'parsesConfig', path: 'test/config.test.ts', language: 'typescript', content: 'it("parses config", () => {})' });

@@ -15,18 +15,19 @@ import { contentStems, stemSet } from '../tokenize/stemSets';
 const DOC_KINDS = new Set(['section', 'text']);
 
 /**
- * The query's content words as typed (lower-cased, deduplicated), function words left out unless nothing else is:
- * "SQLite" is one word, not "sq" and "lite".
+ * The query's content words as typed (deduplicated whatever their case), function words left out unless nothing else
+ * is: "SQLite" is one word, not "sq" and "lite"; "switchMap" keeps its parts.
  */
 function contentWords(words: readonly string[]): string[] {
-  const all = [...new Set(words.map((w) => w.toLowerCase()).filter((w) => w.length > 1))];
-  const content = all.filter((w) => !FUNCTION_WORDS.has(w));
+  const seen = new Set<string>();
+  const all = words.filter((w) => w.length > 1 && !seen.has(w.toLowerCase()) && !!seen.add(w.toLowerCase()));
+  const content = all.filter((w) => !FUNCTION_WORDS.has(w.toLowerCase()));
   return content.length ? content : all;
 }
 
-/** A word is in a set of stems when its own stem is, or every part of it is (`parse_config` → parse, config). */
+/** A word is in a set of stems when its own stem is, or every part of it is (`parse_config`, `switchMap`). */
 function holds(stems: ReadonlySet<string>, word: string): boolean {
-  if (stems.has(stemOf(word))) return true;
+  if (stems.has(stemOf(word.toLowerCase()))) return true;
   const parts = partTokens(word);
   return parts.length > 0 && parts.every((p) => stems.has(stemOf(p)));
 }
