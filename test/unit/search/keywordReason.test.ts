@@ -52,6 +52,10 @@ describe('score breakdown: keyword reason (seed 003 FR-6.2)', () => {
     const text = 'class ConcurrencyLimiter { /** the most tasks running at once; the rest wait for a limit slot */ }';
     assert.deepEqual(keywordReason(text, ['limit', 'the', 'number', 'of', 'concurrent', 'requests']).reason, 'exact keyword match on "limit"');
     assert.deepEqual(keywordReason(text, ['the', 'limit']).reason, 'exact keyword match on "limit"');
+    // the word that counted most in the keyword score is named first
+    const impl = 'export class Scheduler implements SchedulerLike {}';
+    assert.equal(keywordReason(impl, ['what', 'implements', 'SchedulerLike']).reason, 'exact keyword match on "implements"');
+    assert.equal(keywordReason(impl, ['what', 'implements', 'SchedulerLike'], new Map([['schedulerlike', 9.5], ['implements', 1.2]])).reason, 'exact keyword match on "schedulerlike"');
     // a query of function words alone still names the one found
     assert.deepEqual(keywordReason(text, ['the', 'for']).reason, 'exact keyword match on "the"');
   });

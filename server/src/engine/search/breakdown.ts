@@ -2,8 +2,8 @@
  * The per-result score breakdown every door shows (seed 003 FR-6): the CLI's `--show-scores` boxes, the extension's
  * tooltips and MCP's text rendering all read `CodeMatch.score_breakdown`, built here from a ranked candidate.
  *
- * - keyword (BM25, raw — FR-2.2): "exact keyword match on "term"" when a query word (3+ characters; a content word
- *   before a function word such as "the") occurs as a whole word in the chunk, else "strong term overlap" when at least half of the query words occur, else
+ * - keyword (BM25, raw — FR-2.2): "exact keyword match on "term"" when a query word (3+ characters; the one that
+ *   counted most in the keyword score first, a content word before a function word such as "the") occurs as a whole word in the chunk, else "strong term overlap" when at least half of the query words occur, else
  *   "partial match" (FR-6.2);
  * - semantic (cosine similarity): very high >= 0.9, high >= 0.8, moderate >= 0.7, else low conceptual relevance
  *   (FR-6.3);
@@ -13,7 +13,7 @@
 import type { Candidate } from '../ranking/candidate';
 import type { ScoreBreakdown } from '../api/results';
 import { describeActivation, relativeTime } from '../ranking/stages/activation';
-import { FUNCTION_WORDS } from '../tokenize/codeTokenizer';
+import { FUNCTION_WORDS, partTokens, stemOf } from '../tokenize/codeTokenizer';
 
 export type { ScoreBreakdown };
 
@@ -44,9 +44,11 @@ export function hasWholeWord(text: string, word: string): boolean {
  * each occurrence (a Unicode regular expression per query word over every result's text was about 1 ms of each
  * description search through MCP on the Go tree).
  */
-export function keywordReason(text: string, queryWords: readonly string[]): { reason: string; exact: boolean } {
+export function keywordReason(text: string, queryWords: readonly string[], weight?: ReadonlyMap<string, number>): { reason: string; exact: boolean } {
   const lower = text.toLowerCase();
-  const words = [...new Set(queryWords.map((w) => w.toLowerCase()))];
+  let words = [...new Set(queryWords.map((w) => w.toLowerCase()))];
+  // the word that counted most in the keyword score first (`schedulerlike` before `implements` in "what implements SchedulerLike"), then query order
+  if (weight?.size) words = words.map((w, i) => ({ w, i, x: weight.get(w) ?? 0 })).sort((a, b) => b.x - a.x || a.i - b.i).map((e) => e.w);
   // the word named is the first content word found ("limit", not "the"); a query of function words alone names one
   const whole = (w: string) => w.length > 2 && hasWholeWord(lower, w);
   const exact = words.find((w) => !FUNCTION_WORDS.has(w) && whole(w)) ?? words.find(whole);
@@ -75,11 +77,33 @@ export function queryWords(text: string): string[] {
   return text.match(/[\p{L}\p{N}_]+/gu) ?? [];
 }
 
+/**
+ * What each query word counted in the keyword score: its largest contribution in any field, as written, as one of its
+ * parts or as a stem (`SchedulerLike` counts through `scheduler`, `like`, `schedul`; the `=`, `~`, `^` marks off).
+ */
+function wordWeights(matches: ReadonlyArray<{ token: string; contribution: number }>, words: readonly string[]): Map<string, number> {
+  const byToken = new Map<string, number>();
+  for (const m of matches) {
+    const token = m.token.replace(/^[=~^]/, '');
+    if (m.contribution > (byToken.get(token) ?? 0)) byToken.set(token, m.contribution);
+  }
+  const out = new Map<string, number>();
+  for (const w of words) {
+    const lower = w.toLowerCase();
+    const parts = partTokens(w);
+    const forms = new Set([lower, stemOf(lower), ...parts, ...parts.map(stemOf)]);
+    let best = 0;
+    for (const f of forms) best = Math.max(best, byToken.get(f) ?? 0);
+    if (best > (out.get(lower) ?? 0)) out.set(lower, best);
+  }
+  return out;
+}
+
 export function scoreBreakdown(c: Candidate, relevance: number, words: readonly string[], now = Date.now()): ScoreBreakdown {
   const out: ScoreBreakdown = { final: relevance };
   const chunk = c.chunk;
   if (c.bm25 && chunk) {
-    const { reason, exact } = keywordReason(`${chunk.symbol}\n${chunk.content}`, words);
+    const { reason, exact } = keywordReason(`${chunk.symbol}\n${chunk.content}`, words, wordWeights(c.bm25.matches, words));
     out.bm25 = { score: round3(c.bm25.score), reason, exact };
   }
   if (c.dense) out.semantic = { similarity: round3(c.dense.similarity), reason: semanticReason(c.dense.similarity) };
