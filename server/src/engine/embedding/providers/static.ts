@@ -69,7 +69,7 @@ function failure(dir: string, why: string): ProviderUnavailableError {
 }
 
 /** model.json, checked for format and shape (cheap: no table read). */
-function readMeta(dir: string): StaticModelMeta {
+function parseMeta(dir: string): StaticModelMeta {
   let meta: StaticModelMeta;
   try {
     meta = JSON.parse(readFileSync(join(dir, 'model.json'), 'utf8')) as StaticModelMeta;
@@ -79,6 +79,41 @@ function readMeta(dir: string): StaticModelMeta {
   if (meta.format !== STATIC_MODEL_FORMAT) throw failure(dir, `format ${JSON.stringify(meta.format)} is not ${STATIC_MODEL_FORMAT}`);
   if (!Array.isArray(meta.vocab) || meta.vocab.length + meta.buckets !== meta.rows) throw failure(dir, `vocabulary (${meta.vocab?.length}) + buckets (${meta.buckets}) != rows (${meta.rows})`);
   return meta;
+}
+
+/**
+ * model.json is parsed once per process while it does not change (its 22,000-word vocabulary makes it 0.75 MB: 13–26 ms
+ * a parse, and a search opened the embedding provider, the reranker's copy of the model and then the vocabulary:
+ * three parses). What is kept is the model's description without the vocabulary; the vocabulary waits, parsed, for
+ * the first `loadArrays`, which takes it (it then lives in the vocabulary index only).
+ */
+const metaCache = new Map<string, { stamp: string; meta: StaticModelMeta; vocab?: string[] }>();
+
+function readMeta(dir: string): StaticModelMeta {
+  let stamp = '';
+  try {
+    const st = statSync(join(dir, 'model.json'));
+    stamp = `${st.size}:${st.mtimeMs}`;
+  } catch {
+    /* parseMeta names the failure */
+  }
+  const hit = metaCache.get(dir);
+  if (hit && stamp && hit.stamp === stamp) return hit.meta;
+  const { vocab, ...rest } = parseMeta(dir);
+  const meta: StaticModelMeta = { ...rest, vocab: [] };
+  metaCache.set(dir, { stamp, meta, vocab });
+  return meta;
+}
+
+/** The vocabulary read with model.json, handed over once (else model.json is read again). */
+function takeVocab(dir: string): string[] {
+  const hit = metaCache.get(dir);
+  if (hit?.vocab) {
+    const vocab = hit.vocab;
+    hit.vocab = undefined;
+    return vocab;
+  }
+  return parseMeta(dir).vocab;
 }
 
 /**
@@ -107,8 +142,8 @@ function loadArrays(dir: string, meta: StaticModelMeta): Arrays {
   // An aligned copy (Buffer offsets need not be 4-aligned); the file is little-endian like every platform Node runs on.
   const scales = new Float32Array(s.buffer.slice(s.byteOffset, s.byteOffset + s.length));
   // the providers keep model.json without its vocabulary (22,000 words; the engine's and the reranker's would each
-  // hold a copy): the one copy is this map, from model.json read again
-  const vocab = meta.vocab.length ? meta.vocab : readMeta(dir).vocab;
+  // hold a copy): the one copy is this map, from the vocabulary `readMeta` parsed and left for it
+  const vocab = meta.vocab.length ? meta.vocab : takeVocab(dir);
   const arrays = { table, scales, spec: { vocab: KeyIndex.ofStrings(vocab), buckets: meta.buckets, maxWords: meta.maxWords } };
   loaded.set(key, arrays);
   return arrays;
@@ -201,7 +236,7 @@ export class StaticEmbeddingProvider implements EmbeddingProvider {
    * The arrays are read once per process and shared (they are never written).
    */
   static load(dir: string, options: { lazy?: boolean } = {}): StaticEmbeddingProvider {
-    const p = new StaticEmbeddingProvider({ ...readMeta(dir), vocab: [] }, dir);
+    const p = new StaticEmbeddingProvider(readMeta(dir), dir);
     if (!options.lazy) p.weights();
     return p;
   }
