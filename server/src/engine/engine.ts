@@ -242,6 +242,7 @@ export class Engine {
         dense: (warnings) => denseChannel(ctx, warnings),
         activationFacts: (ids) => this.memory.activationFacts(ids),
         timings: this.metrics.timings,
+        indexing: () => ctx.indexing,
       },
       query,
       opts,

@@ -61,6 +61,11 @@ export interface HealthReport {
 /** Live indexing progress as the engine sees it. */
 export interface IndexingState {
   state: 'idle' | 'indexing' | 'error';
+  /**
+   * Where a run is: looking for changed files, indexing them, committing the last batch (the keyword phase), then
+   * embedding the new chunks and refreshing their git history (the keyword index is complete by then).
+   */
+  phase?: 'discovering' | 'indexing' | 'finalizing' | 'embedding' | 'git';
   filesDiscovered: number;
   filesToProcess: number;
   filesProcessed: number;

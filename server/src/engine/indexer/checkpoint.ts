@@ -10,7 +10,9 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { readLock } from './lock';
+import type { IndexingState } from '../health';
 
 export interface Checkpoint {
   session_id: string;
@@ -64,13 +66,29 @@ export function interruptedRun(quarryDir: string, currentGeneration: string): { 
 }
 
 /**
- * What a search says while another process writes the index: an incremental run may have committed part of its work;
- * a full rebuild writes a generation of its own, so the answer is the last complete build's, in full.
+ * What a search says while a run writes the index. Another process's run: an incremental run may have committed part
+ * of its work; a full rebuild writes a generation of its own, so the answer is the last complete build's, in full. This
+ * process's own run (`own`: the language server's or `quarry mcp`'s start-up run) says where it is: still looking for
+ * changed files, or indexing N of them; once its keyword phase is done (embedding, git history) nothing is missing from
+ * the keyword index and it says nothing (a partial dense channel has its own warning).
  */
-export function indexingWarning(quarryDir: string): string | undefined {
+export function indexingWarning(quarryDir: string, own?: IndexingState): string | undefined {
   const lock = readLock(quarryDir);
   if (!lock) return undefined;
   if (lock.rebuild) return `A full rebuild is in progress (started at ${lock.startedAt}): answers come from the last complete index until the rebuild replaces it.`;
+  if (own?.state === 'indexing' && lock.pid === process.pid && lock.host === hostname()) {
+    switch (own.phase) {
+      case 'embedding':
+      case 'git':
+        return undefined;
+      case 'indexing':
+      case 'finalizing':
+        if (own.filesToProcess === 0) return undefined;
+        return `Results may be incomplete: indexing ${own.filesToProcess} new or changed file(s), ${own.filesProcessed} done (started at ${lock.startedAt}).`;
+      default:
+        return `Checking the workspace for files changed since the last index (started at ${lock.startedAt}): the newest edits may not be searchable yet.`;
+    }
+  }
   return `Results may be incomplete: indexing in progress (started at ${lock.startedAt}).`;
 }
 

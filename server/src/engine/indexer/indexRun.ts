@@ -61,12 +61,12 @@ export class IndexRuns {
     const ctx = this.ctx;
     ctx.symbolTable = undefined;
     const release = acquireIndexLock(ctx.quarryDir, { rebuild: !!options.full && !options.paths });
-    ctx.indexing = { state: 'indexing', filesDiscovered: 0, filesToProcess: 0, filesProcessed: 0, chunksCreated: 0, errors: 0, currentFile: null, startedAt: Date.now() };
+    ctx.indexing = { state: 'indexing', phase: 'discovering', filesDiscovered: 0, filesToProcess: 0, filesProcessed: 0, chunksCreated: 0, errors: 0, currentFile: null, startedAt: Date.now() };
     const userProgress = options.onProgress;
     options = {
       ...options,
       onProgress: (p) => {
-        Object.assign(ctx.indexing, { filesDiscovered: p.filesDiscovered, filesToProcess: p.filesToProcess, filesProcessed: p.filesProcessed, chunksCreated: p.chunksCreated, currentFile: p.currentFile ?? null });
+        Object.assign(ctx.indexing, { phase: p.phase, filesDiscovered: p.filesDiscovered, filesToProcess: p.filesToProcess, filesProcessed: p.filesProcessed, chunksCreated: p.chunksCreated, currentFile: p.currentFile ?? null });
         userProgress?.(p);
       },
     };
@@ -234,6 +234,8 @@ export class IndexRuns {
       // stops the early embedder (also when the run failed) and writes what it computed
       embeddedEarly = (await early?.finish()) ?? 0;
     }
+    // the keyword phase is done: what follows (vectors, git history) leaves the keyword index as it is
+    ctx.indexing.phase = 'embedding';
     const previous = readStateIn(dir);
     const state: EngineState = { ...previous, lastIndexed: new Date().toISOString(), lastDurationMs: summary.durationMs, generation: 0, settingsHash };
     // every batch of the lexical phase wrote both the chunk store and the lexical index (an aborted run: the batches it
@@ -275,6 +277,7 @@ export class IndexRuns {
     // committed (they are what search needs first), never during search; a failing git never fails the run. A full
     // rebuild cleared the rows, so the previous HEAD no longer says what is up to date.
     if (!options.signal?.aborted && !options.skipGit) {
+      ctx.indexing.phase = 'git';
       try {
         const git = await refreshGitMetadata(store, ctx.root, {
           paths: [...replaced], previousHead: run.previousHead, signal: options.signal, config: ctx.config.git,

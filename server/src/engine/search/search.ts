@@ -17,6 +17,7 @@ import { isTestPath } from '../testPaths';
 import { languageForPath } from '../languages';
 import { declaredMember } from '../types';
 import { indexingWarning } from '../indexer/checkpoint';
+import type { IndexingState } from '../health';
 import { queryWords } from './breakdown';
 import { memberNameRange, relevances, toCodeMatch } from './present';
 import { whyOf } from './why';
@@ -42,6 +43,8 @@ export interface SearchDeps {
   /** Activation evidence of chunks (accesses, git history). */
   activationFacts(ids: readonly string[]): Promise<Map<string, ActivationFacts>>;
   timings: { vectorStore(ms: number): void; embedding(ms: number): void };
+  /** This process's own index run, if one is going (what the indexing warning says: indexer/checkpoint.ts). */
+  indexing?(): IndexingState;
 }
 
 /**
@@ -69,7 +72,7 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
   const fileCount = store.fileCount();
   fileCount.catch(() => undefined);
   const warnings: string[] = [...deps.problems];
-  const indexing = indexingWarning(deps.quarryDir);
+  const indexing = indexingWarning(deps.quarryDir, deps.indexing?.());
   if (indexing) warnings.push(indexing);
 
   const languagesWanted = [...(options.languages ?? []), ...parsed.filters.languages];
