@@ -87,3 +87,23 @@ export function languageById(id: string): LanguageInfo | undefined {
 export function knownLanguageIds(): string[] {
   return LANGUAGES.map((l) => l.id);
 }
+
+/** What people also call the languages (file extensions, common short names), for the language filters. */
+const LANGUAGE_ALIASES: Readonly<Record<string, string>> = {
+  ts: 'typescript', mts: 'typescript', cts: 'typescript', js: 'javascript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript', node: 'javascript',
+  py: 'python', python3: 'python', golang: 'go', rs: 'rust', cs: 'csharp', 'c#': 'csharp', kt: 'kotlin', kts: 'kotlin',
+  rb: 'ruby', sh: 'bash', shell: 'bash', md: 'markdown', yml: 'yaml', 'c++': 'cpp', cxx: 'cpp', cc: 'cpp', hpp: 'cpp', h: 'c',
+  adoc: 'asciidoc', rst: 'restructuredtext', txt: 'text', docker: 'dockerfile', make: 'makefile',
+};
+
+/**
+ * The language id a filter names (`lang:`, `--languages`, MCP's `focus_languages`, the language server's `languages`):
+ * an id as listed by `knownLanguageIds` in any case, or a common alias (`ts`, `py`, `golang`, `c#`, ...); undefined
+ * for a name Quarry does not know.
+ */
+export function languageIdFor(name: string): string | undefined {
+  const n = name.trim().toLowerCase();
+  if (byId.has(n)) return n;
+  const alias = LANGUAGE_ALIASES[n];
+  return alias && byId.has(alias) ? alias : undefined;
+}

@@ -14,7 +14,7 @@ import { toolInput } from './toolInput';
 import type { Engine } from '../engine/engine';
 import { INTENT_TYPES, type CodeMatch, type FindCodeResponseSummary } from '../engine/api/results';
 import { countTokens } from '../engine/tokenize/tokenCount';
-import { knownLanguageIds } from '../engine/languages';
+import { knownLanguageIds, languageIdFor } from '../engine/languages';
 import { QueryError } from '../engine/ranking/query';
 import { describeOwner, readOwner } from '../engine/indexer/owner';
 import { readSkippedRecord } from '../engine/indexer/indexer';
@@ -333,12 +333,13 @@ export async function findCode(engine: Engine, args: FindCodeArgs): Promise<Find
   if (args.intent !== undefined && args.intent.trim() && !(INTENT_TYPES as readonly string[]).includes(args.intent.trim().toUpperCase())) {
     extra.push(`Unknown intent "${args.intent}" ignored (known: ${INTENT_TYPES.join(', ')}).`);
   }
-  const languages = args.focus_languages?.map((l) => l.trim().toLowerCase()).filter(Boolean);
-  if (languages?.length) {
-    const known = knownLanguageIds();
-    const unknown = languages.filter((l) => !known.includes(l));
+  const named = args.focus_languages?.map((l) => l.trim()).filter(Boolean);
+  // ids or their common aliases (ts, py, golang, c#, ...)
+  const languages = named?.map((l) => languageIdFor(l) ?? l.toLowerCase());
+  if (named?.length) {
+    const unknown = named.filter((l) => !languageIdFor(l));
     // An unknown language would silently return nothing: say which and what is known instead.
-    if (unknown.length) throw new QueryError(`Unknown language(s) in focus_languages: ${unknown.join(', ')}. Known: ${known.join(', ')}.`);
+    if (unknown.length) throw new QueryError(`Unknown language(s) in focus_languages: ${unknown.join(', ')}. Known: ${knownLanguageIds().join(', ')} (also ts, js, py, golang, rs, c#, kt, rb, sh, md, yml, c++).`);
   }
   const res = await engine.search(args.query, {
     limit: maxResults,

@@ -176,6 +176,12 @@ describe('MCP over stdio (real SDK client, real server process)', function () {
     assert.ok(py.matches.length > 0);
     assert.ok(py.matches.every((m) => m.file.language === 'python'));
     assert.deepEqual(py.languages_found, ['python']);
+    // common aliases name the same language
+    const alias = await find({ query: 'order', focus_languages: ['py'] });
+    assert.deepEqual(alias.matches.map((m) => m.content.chunk_id), py.matches.map((m) => m.content.chunk_id));
+    // and the query's own filters: a folder named without a glob
+    const inFolder = await find({ query: 'order path:web' });
+    assert.ok(inFolder.matches.length > 0 && inFolder.matches.every((m) => m.file.path.includes('web')), JSON.stringify(inFolder.matches.map((m) => m.file.path)));
     const two = await find({ query: 'order', max_results: 2 });
     assert.equal(two.matches.length, 2);
     assert.equal(two.total_results, 2);

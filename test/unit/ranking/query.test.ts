@@ -93,6 +93,25 @@ describe('query parser', () => {
     assert.ok(!m('lib/a/x.js'));
     assert.ok(pathMatcher([])('anything'));
   });
+  it('lang: takes ids in any case and common aliases; an unknown name is an error naming the known ones', () => {
+    assert.deepEqual(parseQuery('retry lang:ts,PY,golang,c#').filters.languages, ['typescript', 'python', 'go', 'csharp']);
+    assert.throws(() => parseQuery('retry lang:klingon'), /Unknown language 'klingon' in lang:\. Known languages: .*typescript/);
+  });
+  it('path: without glob characters matches paths containing it; a glob without a slash matches file names', () => {
+    const folder = pathMatcher(['operators']);
+    assert.ok(folder('internal/operators/retry.ts'));
+    assert.ok(folder('operators/index.ts'));
+    assert.ok(!folder('internal/observable/from.ts'));
+    assert.ok(pathMatcher(['internal/operators/'])('src/internal/operators/retry.ts'));
+    assert.ok(pathMatcher(['./internal/operators'])('internal/operators/retry.ts'));
+    assert.ok(pathMatcher(['retry.ts'])('internal/operators/retry.ts'));
+    const names = pathMatcher(['*.test.ts']);
+    assert.ok(names('test/unit/a.test.ts'));
+    assert.ok(names('a.test.ts'));
+    assert.ok(!names('test/unit/a.ts'));
+    // a glob with a slash still matches the whole path
+    assert.ok(!pathMatcher(['src/*.ts'])('lib/src/a.ts'));
+  });
   it('expands chunk type groups with the seed 003 error for typos', () => {
     assert.deepEqual(expandChunkTypes(['FUNCTION', 'method'], '--type'), ['function', 'constructor', 'method']);
     assert.throws(() => expandChunkTypes(['functon'], '--type'), /Invalid chunk type 'functon'\. Valid types: function, method, class, code, reasoning, knowledge \(finer kinds: .*constructor.*\)\. Did you mean 'function'\? \(in --type\)$/);

@@ -3,7 +3,8 @@
  *
  *   "exact phrase"         quoted phrases: results containing all of them come first (seed 001)
  *   lang:python,go         language filter (also `language:`)
- *   path:src/**\/*.ts       path glob filter (repeatable; any may match)
+ *   path:src/**\/*.ts       path filter (repeatable; any may match): a glob; a glob without a slash matches file
+ *                          names (`*.test.ts`); a value without glob characters, paths containing it (`operators`)
  *   kind:function,class    chunk kind / type filter (also `type:`), applied after ranking
  *   -word                  exclude chunks containing the word
  *
@@ -18,7 +19,7 @@ import type { FieldWeights } from '../config/schema';
 import type { QueryTerm } from '../store/lexical/lexicalIndex';
 import { INTENT_TYPES } from '../api/intentTypes';
 import { expansionsOf } from '../tokenize/abbreviations';
-import { knownLanguageIds } from '../languages';
+import { knownLanguageIds, languageIdFor } from '../languages';
 import { CHUNK_KINDS } from '../types';
 
 export type QueryForm = 'identifier' | 'natural';
@@ -206,10 +207,11 @@ export function parseQuery(raw: string, intent?: string | null): ParsedQuery {
     if (m) {
       const key = m[1].toLowerCase();
       if (key === 'lang' || key === 'language') {
-        const langs = listValue('lang', m[2]).map((l) => l.toLowerCase());
-        const known = knownLanguageIds();
-        for (const l of langs) if (!known.includes(l)) throw new QueryError(`Unknown language '${l}' in lang:. Known languages: ${known.join(', ')}`);
-        filters.languages.push(...langs);
+        for (const l of listValue('lang', m[2])) {
+          const id = languageIdFor(l);
+          if (!id) throw new QueryError(`Unknown language '${l.toLowerCase()}' in lang:. Known languages: ${knownLanguageIds().join(', ')}`);
+          filters.languages.push(id);
+        }
       } else if (key === 'path') {
         for (const glob of listValue('path', m[2])) {
           try {
@@ -253,9 +255,24 @@ export function parseQuery(raw: string, intent?: string | null): ParsedQuery {
 }
 
 /** A predicate for the path filters (no globs = everything passes). */
+/** Characters that make a `path:` value a glob. */
+const GLOB_CHARS = /[*?[\]{}()!+@]/;
+
+/**
+ * The `path:` filter (any value may match). A glob with a slash matches the whole workspace-relative path
+ * (`src/**\/*.ts`); a glob without one matches file names anywhere (`*.test.ts`); a value without glob characters
+ * matches every path that contains it (`operators`, `internal/operators/`, `retry.ts`) — as a glob it matched only a
+ * file at the root of that exact name, and the search came back empty.
+ */
 export function pathMatcher(globs: readonly string[]): (path: string) => boolean {
   if (!globs.length) return () => true;
-  const matchers = globs.map((g) => picomatch(g, { dot: true, nocase: false }));
+  const matchers = globs.map((g): ((path: string) => boolean) => {
+    if (!GLOB_CHARS.test(g)) {
+      const part = g.replace(/^\.\//, '');
+      return (path) => path.includes(part);
+    }
+    return picomatch(g, { dot: true, nocase: false, basename: !g.includes('/') });
+  });
   return (path) => matchers.some((m) => m(path));
 }
 

@@ -14,7 +14,7 @@ import { retrieve, type DenseChannel } from '../retrieval/hybrid';
 import { detectIntents } from '../ranking/intents';
 import { runPipeline } from '../ranking/pipeline';
 import { isTestPath } from '../testPaths';
-import { languageForPath } from '../languages';
+import { languageForPath, languageIdFor } from '../languages';
 import { declaredMember } from '../types';
 import { indexingWarning } from '../indexer/checkpoint';
 import type { IndexingState } from '../health';
@@ -60,7 +60,8 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
   const options: SearchOptions = {
     limit: Math.max(1, Math.min(opts.limit ?? 10, 1000)),
     includeTests: includeTestsFor(opts.includeTests, parsed, intent),
-    languages: opts.languages?.length ? opts.languages.map((l) => l.toLowerCase()) : undefined,
+    // ids or their common aliases (`ts`, `py`, `golang`); an unknown name is kept (its search says what is indexed)
+    languages: opts.languages?.length ? opts.languages.map((l) => languageIdFor(l) ?? l.toLowerCase()) : undefined,
     intent: opts.intent ?? null,
     types: opts.types?.length ? expandChunkTypes(opts.types, '--type') : undefined,
     explain: opts.explain ?? true,
