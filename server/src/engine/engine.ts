@@ -243,6 +243,7 @@ export class Engine {
         activationFacts: (ids) => this.memory.activationFacts(ids),
         timings: this.metrics.timings,
         indexing: () => ctx.indexing,
+        similarNames: async (name) => [...new Set((await this.symbols(name, 10)).map((h) => h.name))],
       },
       query,
       opts,

@@ -61,4 +61,15 @@ describe('identifier search returns the defining chunk first (polyglot fixture)'
     const res = await engine.search(expected[0].query, { limit: 1 });
     assert.ok(res.matches[0].explanation.some((l) => /^bm25 [\d.]+ = name:/.test(l)), res.matches[0].explanation.join('\n'));
   });
+  it('a misspelt identifier: the results say they only share parts of it, and a warning names the declared names near it', async () => {
+    const res = await engine.search('InventoryCatalg', { limit: 5 });
+    assert.ok(res.matches.length > 0);
+    const warning = res.warnings.find((w) => w.startsWith('Nothing in the index is named "InventoryCatalg"'));
+    assert.ok(warning, res.warnings.join('\n'));
+    assert.match(warning!, /Did you mean `InventoryCatalog`/);
+    for (const m of res.matches) assert.doesNotMatch(m.why, /uses `InventoryCatalg`/, m.why);
+    // the name spelt right: no such warning
+    const right = await engine.search('InventoryCatalog', { limit: 5 });
+    assert.ok(!right.warnings.some((w) => w.startsWith('Nothing in the index is named')), right.warnings.join('\n'));
+  });
 });

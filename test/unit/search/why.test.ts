@@ -15,6 +15,8 @@ describe('why a result is here, in plain words (issue 19)', () => {
   it('identifier queries: defines / declares a member / uses', () => {
     assert.equal(why('parseConfig', candidate(parse, 1)), 'defines `parseConfig`');
     assert.equal(why('parseConfig', { ...candidate(caller, 1), bm25: { score: 1, matches: [] } }), 'uses `parseConfig`');
+    // a typo or a partial name that the chunk does not hold whole: it only shares parts of it
+    assert.equal(why('parseConfg', { ...candidate(caller, 1), bm25: { score: 1, matches: [] } }), 'shares parts of `parseConfg`');
     assert.equal(why('fetch', candidate(caller, 1), 'Store.fetch'), 'declares `Store.fetch`');
     assert.equal(why('EvictionPolicy', { ...candidate(lru, 1), bm25: { score: 1, matches: [] } }), 'implements `EvictionPolicy`');
     const inFile = { ...candidate(caller, 1), bm25: { score: 1, matches: [{ field: 'path' as const, token: 'boot', tf: 1, df: 1, idf: 1, contribution: 1 }] } };

@@ -17,6 +17,7 @@ import { isTestPath } from '../testPaths';
 import { languageForPath, languageIdFor } from '../languages';
 import { declaredMember } from '../types';
 import { indexingWarning } from '../indexer/checkpoint';
+import { lastQuerySegment, matchesWholeName } from '../ranking/stages/relevanceCutoff';
 import type { IndexingState } from '../health';
 import { queryWords } from './breakdown';
 import { memberNameRange, relevances, toCodeMatch } from './present';
@@ -45,6 +46,8 @@ export interface SearchDeps {
   timings: { vectorStore(ms: number): void; embedding(ms: number): void };
   /** This process's own index run, if one is going (what the indexing warning says: indexer/checkpoint.ts). */
   indexing?(): IndexingState;
+  /** Declared names like `name` (the symbol table's prefix, camel-hump and fuzzy matches), best first. */
+  similarNames?(name: string): Promise<string[]>;
 }
 
 /**
@@ -139,6 +142,13 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
     matches[i].why = whyOf(c, parsed, words, member);
   });
 
+  if (parsed.form === 'identifier' && top.length && deps.similarNames && !top.some((c) => matchesWholeName(c, parsed.text))) {
+    // a typo or a partial name: nothing below holds it whole, so say so, and which declared names are near
+    const name = lastQuerySegment(parsed.text);
+    const near = (await deps.similarNames(name).catch(() => [] as string[])).filter((n) => n.toLowerCase() !== name.toLowerCase()).slice(0, 3);
+    const parts = top.some((c) => c.bm25) ? ' or uses it as a whole name: these results share parts of it' : '';
+    warnings.push(`Nothing in the index is named "${name}"${parts}.${near.length ? ` Did you mean ${near.map((n) => `\`${n}\``).join(', ')}?` : ''}`);
+  }
   const languages = [...new Set(matches.map((m) => m.file.language))].sort();
   const counts = { chunks: lexical.documentCount, files: await fileCount };
   const suggestions = matches.length ? [] : await noResultSuggestions(store, parsed.text, options);

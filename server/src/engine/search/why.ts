@@ -10,6 +10,7 @@ import { declaresName, lastNameSegment } from '../types';
 import { FUNCTION_WORDS, partTokens, stemOf } from '../tokenize/codeTokenizer';
 import { isTestPath } from '../testPaths';
 import { PROTOCOL_KINDS } from '../ranking/stages/implementsPartition';
+import { holdsIdentifier } from '../ranking/stages/relevanceCutoff';
 import { contentStems, stemSet } from '../tokenize/stemSets';
 
 const DOC_KINDS = new Set(['section', 'text']);
@@ -49,7 +50,7 @@ export function whyOf(c: Candidate, query: ParsedQuery, words: readonly string[]
     else if (declaresName(chunk, query.text)) parts.push(`defines \`${chunk.symbol || name}\``);
     else if (chunk.conformances.some((x) => lastNameSegment(x).toLowerCase() === name.toLowerCase())) parts.push(`implements \`${name}\``);
     else if (c.bm25?.matches.length && c.bm25.matches.every((m) => m.field === 'path')) parts.push(`in ${chunk.path.split('/').pop()}`);
-    else if (c.bm25) parts.push(`uses \`${name}\``);
+    else if (c.bm25) parts.push(holdsIdentifier(`${chunk.symbol}\n${chunk.content}`, name) ? `uses \`${name}\`` : `shares parts of \`${name}\``);
   } else if (target?.relation === 'implementations' && c.conformsTo !== undefined) {
     // an interface, protocol or trait that conforms refines X (it ranks with the other results): it extends it
     const verb = PROTOCOL_KINDS.has(chunk.kind) ? 'extends' : 'implements';

@@ -12,7 +12,7 @@ import { isQuickId } from '../../quickWindows';
 const WHOLE_FIELDS = new Set(['name', 'symbols', 'ident']);
 
 /** `name` occurs in `text` as a whole identifier (no letter, digit, `_` or `$` on either side; case aside). */
-function holdsIdentifier(text: string, name: string): boolean {
+export function holdsIdentifier(text: string, name: string): boolean {
   const hay = text.toLowerCase();
   const needle = name.toLowerCase();
   const part = (ch: string | undefined) => ch !== undefined && /[\p{L}\p{N}_$]/u.test(ch);
@@ -31,11 +31,22 @@ function matchesWhole(c: Candidate, last: string, loose: string): boolean {
   return loose.length > 2 && path.includes(loose);
 }
 
+/** The identifier query's last segment (`fetch` of `Store.fetch`). */
+export function lastQuerySegment(text: string): string {
+  return text.split(/\.|::|#/).filter(Boolean).pop() ?? text;
+}
+
+/** Whether a candidate matches an identifier query's name whole (not only some of its parts). */
+export function matchesWholeName(c: Candidate, queryText: string): boolean {
+  const last = lastQuerySegment(queryText);
+  return matchesWhole(c, last, normalizeIdentifier(last));
+}
+
 export const relevanceCutoffStage: Stage = {
   name: 'relevance-cutoff',
   apply(ctx, candidates) {
     if (ctx.query.form !== 'identifier') return candidates;
-    const last = ctx.query.text.split(/\.|::|#/).filter(Boolean).pop() ?? ctx.query.text;
+    const last = lastQuerySegment(ctx.query.text);
     const loose = normalizeIdentifier(last);
     const kept = candidates.filter((c) => matchesWhole(c, last, loose));
     if (!kept.length || kept.length === candidates.length) return candidates;
