@@ -45,6 +45,11 @@ describe('why a result is here, in plain words (issue 19)', () => {
     assert.equal(why('parses config', candidate(test, 1)), 'matches all 2 words ("parses", "config" in its name) · test');
   });
 
+  it('callers: the code that calls or refers to the name says so', () => {
+    assert.equal(why('who calls parseConfig', candidate(caller, 1)), 'calls or refers to `parseConfig`');
+    assert.equal(why('who calls parseConfig', candidate(parse, 1)), 'defines `parseConfig`');
+  });
+
   it('a quoted phrase the unit contains', () => {
     assert.equal(why('"yaml.parse" config', candidate(parse, 1)), 'contains "yaml.parse"');
   });

@@ -17,7 +17,7 @@ import { isTestPath } from '../testPaths';
 import { languageForPath, languageIdFor } from '../languages';
 import { declaredMember } from '../types';
 import { indexingWarning } from '../indexer/checkpoint';
-import { lastQuerySegment, matchesWholeName } from '../ranking/stages/relevanceCutoff';
+import { holdsIdentifier, lastQuerySegment, matchesWholeName } from '../ranking/stages/relevanceCutoff';
 import type { IndexingState } from '../health';
 import { queryWords } from './breakdown';
 import { memberNameRange, relevances, toCodeMatch } from './present';
@@ -148,6 +148,12 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
     const near = (await deps.similarNames(name).catch(() => [] as string[])).filter((n) => n.toLowerCase() !== name.toLowerCase()).slice(0, 3);
     const parts = top.some((c) => c.bm25) ? ' or uses it as a whole name: these results share parts of it' : '';
     warnings.push(`Nothing in the index is named "${name}"${parts}.${near.length ? ` Did you mean ${near.map((n) => `\`${n}\``).join(', ')}?` : ''}`);
+  }
+  if (parsed.target?.relation === 'callers' && top.length) {
+    // "who calls X" where nothing among the results refers to X: say so rather than let word matches pass for callers
+    const name = lastQuerySegment(parsed.target.name).toLowerCase();
+    const calls = (c: Candidate) => !!c.chunk && c.chunk.name.toLowerCase() !== name && (c.chunk.references.some((r) => r.toLowerCase() === name) || holdsIdentifier(c.chunk.content, name));
+    if (!top.some(calls)) warnings.push(`No code among the results calls or refers to \`${parsed.target.name}\`${options.includeTests ? '' : ' outside test files'}: what follows is its definition and code that shares words with the question.`);
   }
   const languages = [...new Set(matches.map((m) => m.file.language))].sort();
   const counts = { chunks: lexical.documentCount, files: await fileCount };

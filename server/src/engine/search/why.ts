@@ -57,6 +57,9 @@ export function whyOf(c: Candidate, query: ParsedQuery, words: readonly string[]
     parts.push(c.conformsVia ? `${verb} \`${c.conformsTo}\` through \`${c.conformsVia}\`` : `${verb} \`${c.conformsTo}\``);
   } else if (target && chunk.name && chunk.name.toLowerCase() === lastNameSegment(target.name).toLowerCase()) {
     parts.push(`defines \`${chunk.symbol || chunk.name}\``);
+  } else if (target?.relation === 'callers') {
+    const name = lastNameSegment(target.name);
+    if (chunk.references.some((r) => r.toLowerCase() === name.toLowerCase()) || holdsIdentifier(chunk.content, name)) parts.push(`calls or refers to \`${name}\``);
   }
   if (!parts.length && query.phrases.length) {
     const lower = chunk.content.toLowerCase();

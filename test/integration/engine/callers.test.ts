@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { Engine } from '../../../server/src/engine/engine';
+import { removeDir, tempDir, writeFiles } from '../../support/workspace';
+import { RANKING_CONFIGURATIONS } from '../../support/configurations';
+
+/** "who calls X": the callers first, said so; a name nothing calls says that too, instead of passing word matches off. */
+for (const cfg of RANKING_CONFIGURATIONS) {
+  describe(`callers of a name (${cfg.label})`, function () {
+    this.timeout(120_000);
+    let root: string;
+    let engine: Engine;
+    before(async () => {
+      root = tempDir('quarry-callers-');
+      writeFiles(root, {
+        'src/format.ts': [
+          'export function formatPrice(cents: number): string {\n  return `$${(cents / 100).toFixed(2)}`;\n}',
+          'export function formatLegacyPrice(cents: number): string {\n  return `USD ${cents / 100}`;\n}',
+        ].join('\n\n'),
+        'src/cart.ts': "import { formatPrice } from './format';\n\nexport function cartTotalLabel(items: number[]): string {\n  return formatPrice(items.reduce((a, b) => a + b, 0));\n}\n",
+        'src/receipt.ts': "import { formatPrice } from './format';\n\nexport function receiptLine(name: string, cents: number): string {\n  return `${name}: ${formatPrice(cents)}`;\n}\n",
+        'src/legacy.ts': 'export function priceFormatNotes(): string[] {\n  return ["legacy price format kept for old invoices"];\n}\n',
+      });
+      engine = await Engine.open(root, cfg.open);
+      await engine.index();
+    });
+    after(async () => {
+      await engine?.close();
+      removeDir(root);
+    });
+
+    it('lists the callers, each saying it calls the name, with no warning', async () => {
+      const res = await engine.search('who calls formatPrice', { limit: 5 });
+      const callers = res.matches.filter((m) => m.why === 'calls or refers to `formatPrice`').map((m) => m.content.symbol).sort();
+      assert.deepEqual(callers, ['cartTotalLabel', 'receiptLine'], res.matches.map((m) => `${m.content.symbol}: ${m.why}`).join('\n'));
+      assert.ok(!res.warnings.some((w) => w.startsWith('No code among the results calls')), res.warnings.join('\n'));
+    });
+
+    it('a name nothing calls: a warning says so', async () => {
+      const res = await engine.search('who calls formatLegacyPrice', { limit: 5 });
+      assert.ok(res.warnings.some((w) => w.startsWith('No code among the results calls or refers to `formatLegacyPrice`')), res.warnings.join('\n'));
+      assert.ok(!res.matches.some((m) => m.why.startsWith('calls or refers to')), res.matches.map((m) => `${m.content.symbol}: ${m.why}`).join('\n'));
+    });
+  });
+}
