@@ -143,11 +143,11 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
   });
 
   if (parsed.form === 'identifier' && top.length && deps.similarNames && !top.some((c) => matchesWholeName(c, parsed.text))) {
-    // a typo or a partial name: nothing below holds it whole, so say so, and which declared names are near
+    // a typo or a partial name: nothing below holds it whole (their "why" says they share parts of it); when declared
+    // names are near it, say which (a name nothing resembles gets no warning: the index is not at fault)
     const name = lastQuerySegment(parsed.text);
     const near = (await deps.similarNames(name).catch(() => [] as string[])).filter((n) => n.toLowerCase() !== name.toLowerCase()).slice(0, 3);
-    const parts = top.some((c) => c.bm25) ? ' or uses it as a whole name: these results share parts of it' : '';
-    warnings.push(`Nothing in the index is named "${name}"${parts}.${near.length ? ` Did you mean ${near.map((n) => `\`${n}\``).join(', ')}?` : ''}`);
+    if (near.length) warnings.push(`Nothing in the index is named "${name}". Did you mean ${near.map((n) => `\`${n}\``).join(', ')}?`);
   }
   if (parsed.target?.relation === 'callers' && top.length) {
     // "who calls X" where nothing among the results refers to X: say so rather than let word matches pass for callers
