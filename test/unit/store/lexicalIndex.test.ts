@@ -156,7 +156,7 @@ for (const [mode, inMemoryBelow] of [['postings in memory', undefined], ['postin
       assert.equal(reopened.search(body(["uniqueh"]), 5, P).hits[0].id, 'd7');
     });
 
-    it('never rewrites or merges a segment of placeholder documents (ids starting with ~); it goes with its last one', async () => {
+    it('never rewrites or merges a segment of interim documents (ids starting with ~); it goes with its last one', async () => {
       // a large first index's quick windows (indexer/quickPass.ts): committed alone, then replaced path by path
       const ix = openIndex(dir);
       const n = 40;
@@ -171,11 +171,11 @@ for (const [mode, inMemoryBelow] of [['postings in memory', undefined], ['postin
         const segments = readdirSync(dir).filter((f) => f.endsWith('.qlx'));
         if (i < n - 1) {
           // past 30% deleted and past 8 segments alike, it stays as it was written, its live windows still found
-          assert.ok(segments.includes(quick), `the placeholder segment was rewritten after ${i + 1} replacements`);
+          assert.ok(segments.includes(quick), `the interim segment was rewritten after ${i + 1} replacements`);
           assert.ok(segments.length <= 9, `segments ${segments.length}`);
           assert.deepEqual(ix.search(body([word(n - 1)]), 5, P).hits.map((h) => h.id), [`~quick:1-60:f${n - 1}.ts`]);
           assert.deepEqual(ix.search(body([word(i)]), 5, P).hits, []);
-        } else assert.ok(!segments.includes(quick), 'the placeholder segment outlived its last document');
+        } else assert.ok(!segments.includes(quick), 'the interim segment outlived its last document');
       }
       assert.equal(ix.documentCount, n);
       assert.ok(ix.allIds().every((id) => id.startsWith('real')));

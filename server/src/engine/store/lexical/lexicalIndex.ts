@@ -8,7 +8,7 @@
  *   a crash leaves either the old or the new manifest, never a half one. Unreferenced files are swept.
  * - Documents are replaced per path: `removePaths` then `add` (stable chunk ids can reappear, so
  *   deletions are tracked by (segment, ordinal), not by id).
- * - Segments merge into one when there are many of them or many deletions — except segments of placeholder
+ * - Segments merge into one when there are many of them or many deletions — except segments of interim
  *   documents (ids starting with `~`: a large first index's quick keyword windows, indexer/quickPass.ts), which are
  *   replaced path by path as the real documents arrive: such a segment is never rewritten or merged, and goes when
  *   its last document is deleted. (Merged at 30% deleted, the Go tree's 38k windows were copied through seven merges,
@@ -1021,14 +1021,14 @@ function swapAt<T>(arr: { [index: number]: T }, i: number, j: number): void {
  * MAX_SEGMENTS, the smallest ones merge until half that many remain. Large segments are left alone, so
  * the cost of a commit stays proportional to the small, recent segments.
  */
-/** A segment of placeholder documents (their ids start with `~`: indexer/quickPass.ts commits its windows alone). */
-export function isPlaceholderSegment(seg: Segment): boolean {
+/** A segment of interim documents (their ids start with `~`: indexer/quickPass.ts commits its windows alone). */
+export function isInterimSegment(seg: Segment): boolean {
   return seg.docCount > 0 && seg.docId(0).startsWith('~');
 }
 
 function chooseMerge(all: Segment[]): Segment[] {
-  // placeholder segments are neither rewritten nor merged, nor counted: they go when their last document does
-  const segments = all.filter((s) => !isPlaceholderSegment(s));
+  // interim segments are neither rewritten nor merged, nor counted: they go when their last document does
+  const segments = all.filter((s) => !isInterimSegment(s));
   const live = (s: Segment) => s.docCount - s.deleted.reduce((n, x) => n + x, 0);
   const pick = segments.filter((s) => s.docCount > 0 && (s.docCount - live(s)) / s.docCount > MAX_DELETED_RATIO);
   if (segments.length > MAX_SEGMENTS) {
