@@ -17,11 +17,11 @@ import { isTestPath } from '../testPaths';
 import { languageForPath, languageIdFor } from '../languages';
 import { declaredMember } from '../types';
 import { indexingWarning } from '../indexer/checkpoint';
-import { holdsIdentifier, lastQuerySegment, matchesWholeName } from '../ranking/stages/relevanceCutoff';
+import { lastQuerySegment, matchesWholeName } from '../ranking/stages/relevanceCutoff';
 import type { IndexingState } from '../health';
 import { queryWords } from './breakdown';
 import { memberNameRange, relevances, toCodeMatch } from './present';
-import { whyOf } from './why';
+import { callsOrRefersTo, whyOf } from './why';
 import { includeTestsFor } from './testScope';
 import { quickChunks } from '../quickWindows';
 
@@ -152,7 +152,7 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
   if (parsed.target?.relation === 'callers' && top.length) {
     // "who calls X" where nothing among the results refers to X: say so rather than let word matches pass for callers
     const name = lastQuerySegment(parsed.target.name).toLowerCase();
-    const calls = (c: Candidate) => !!c.chunk && c.chunk.name.toLowerCase() !== name && (c.chunk.references.some((r) => r.toLowerCase() === name) || holdsIdentifier(c.chunk.content, name));
+    const calls = (c: Candidate) => !!c.chunk && c.chunk.name.toLowerCase() !== name && callsOrRefersTo(c.chunk, name);
     if (!top.some(calls)) warnings.push(`No code among the results calls or refers to \`${parsed.target.name}\`${options.includeTests ? '' : ' outside test files'}: what follows is its definition and code that shares words with the question.`);
   }
   const languages = [...new Set(matches.map((m) => m.file.language))].sort();
