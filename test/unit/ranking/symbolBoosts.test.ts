@@ -200,3 +200,43 @@ describe('symbol boosts: a protocol kind named in words', () => {
     assert.equal(plain[0].score, 3);
   });
 });
+
+import { testSubjectStage, testSubjectStems } from '../../../server/src/engine/ranking/stages/testSubject';
+
+describe('test subject stage', () => {
+  it('reads what a test file tests from its name, less the test markers', () => {
+    assert.deepEqual([...testSubjectStems('test/route-prefix.test.js')], [['rout', 'route'], ['prefix', 'prefix']]);
+    assert.deepEqual([...testSubjectStems('pkg/close_test.go').values()], ['close']);
+    assert.deepEqual([...testSubjectStems('tests/test_webSocket.py').values()], ['web', 'socket']);
+    assert.deepEqual([...testSubjectStems('test/types/instance.test-d.ts').values()], ['instance']);
+  });
+  it('raises the test file named after the subject when the question asks for tests', () => {
+    const hooks = chunk({ kind: 'code', name: '', path: 'test/hooks.test.js', content: "test('onRoute hook inside a prefixed plugin', t => {})" });
+    const prefix = chunk({ kind: 'code', name: '', path: 'test/route-prefix.test.js', content: "test('prefix', t => {})" });
+    const q = 'how is prefixing routes inside registered plugins tested';
+    const cands = [candidate(hooks, 10), candidate(prefix, 6)];
+    testSubjectStage.apply(stageContext(q), cands);
+    cands.sort(compareCandidates);
+    assert.equal(cands[0].id, prefix.id);
+    assert.equal(cands[0].score, 12, 'every word of its name is in the question: ×(1 + 1)');
+    assert.match(cands[0].explanation.join('\n'), /×2 test file named after the question's subject \(route, prefix\)/);
+    assert.equal(cands[1].score, 10, 'a test file whose name the question does not use keeps its score');
+    // half its name: ×1.5 (the boost scales with the share of the name's words the question has)
+    const half = [candidate(chunk({ kind: 'code', name: '', path: 'test/route-shorthand.test.js', content: 'x' }), 4)];
+    testSubjectStage.apply(stageContext(q), half);
+    assert.equal(half[0].score, 6);
+  });
+  it('does nothing for a question that does not ask for tests, or with the boost off', () => {
+    const prefix = chunk({ kind: 'code', name: '', path: 'test/route-prefix.test.js', content: "test('prefix', t => {})" });
+    for (const q of ['how are routes prefixed inside plugins', 'route prefix']) {
+      const c = [candidate(prefix, 6)];
+      testSubjectStage.apply(stageContext(q), c);
+      assert.equal(c[0].score, 6, q);
+    }
+    const ctx = stageContext('tests for route prefixing');
+    ctx.ranking = { ...ctx.ranking, testSubjectBoost: 0 };
+    const c = [candidate(prefix, 6)];
+    testSubjectStage.apply(ctx, c);
+    assert.equal(c[0].score, 6);
+  });
+});
