@@ -2,7 +2,7 @@
  * Scale benchmark (issue 21): a cold `quarry index` of a large real tree, with wall time, CPU time and peak RSS, the
  * time until the lexical index answers, and warm query latency through the engine beside ripgrep.
  *
- *   npx tsx bench/scale.ts [--corpus go119|DIR] [--files N] [--history K] [--cli PATH] [--queries N] [--cpu-prof] [--work NAME] [--reuse-index] [--baseline REV | --baseline-cli PATH] [--rounds N] [--stages] [--no-observed] [--only engine,mcp,lsp,csearch,rg]
+ *   npx tsx bench/scale.ts [--corpus go119|DIR] [--files N] [--history K] [--cli PATH] [--queries N] [--cpu-prof] [--work NAME] [--reuse-index] [--baseline REV | --baseline-cli PATH] [--rounds N] [--stages] [--no-observed] [--edits N] [--only engine,reindex,mcp,lsp,csearch,rg]
  *   npm run bench:scale -- --files 300
  *
  * Corpus `go119` (default): Debian's golang-1.19-src 1.19.8-2 (the Go 1.19 standard library and toolchain, 8,176
@@ -30,6 +30,13 @@
  * `--baseline REV` (a git revision, bundled from `git archive`) or `--baseline-cli PATH` measures a second build's doors interleaved query by query with this tree's (before/after in
  * one run, under the same load) and compares every query's top-10 chunk ids. `--stages`: where the in-process
  * search's time goes. `--only` picks measurements. `--cpu-prof` also profiles the door servers (written on exit).
+ *
+ * Re-indexing after one changed file (`--only reindex`, part of the default run): the first non-test Go file of the tree
+ * (path order) with at least 200 lines gets a comment line appended before each of `--edits N` rounds (default 5):
+ * `quarry index` in a fresh process (what a user or a script runs; wall time, process start included), then the same
+ * through one long-running engine (`Engine.updateFiles`, what the language server and `quarry mcp` do on a save), then
+ * an unsaved edit (`Engine.setBuffer` with a new function, what the language server does while one types, without the
+ * editor's debounce) until a search finds that function. The file is put back and re-indexed at the end.
  *
  * `--work NAME` keeps this copy of the tree (and its index, CLI bundle and csearch index) under
  * bench/.cache/scale/work/NAME, apart from other runs'; `--reuse-index` skips the cold index when that copy has one.
@@ -87,10 +94,12 @@ interface Args {
   stages: boolean;
   /** A second cold index observed by a polling `quarry search` (the time to lexical searchable); `--no-observed` skips it. */
   observed: boolean;
+  /** Rounds of the one-changed-file measurements. */
+  edits: number;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { corpus: 'go119', history: 100, queries: 40, cpuProf: false, reuseIndex: false, rounds: 1, stages: false, observed: true };
+  const args: Args = { corpus: 'go119', history: 100, queries: 40, cpuProf: false, reuseIndex: false, rounds: 1, stages: false, observed: true, edits: 5 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -112,8 +121,9 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--rounds') args.rounds = positive(value(), a);
     else if (a === '--stages') args.stages = true;
     else if (a === '--no-observed') args.observed = false;
+    else if (a === '--edits') args.edits = positive(value(), a);
     else if (a === '--help' || a === '-h') {
-      console.log('npx tsx bench/scale.ts [--corpus go119|DIR] [--files N] [--history K] [--cli PATH] [--queries N] [--cpu-prof] [--work NAME] [--reuse-index] [--baseline REV | --baseline-cli PATH] [--rounds N] [--stages] [--no-observed] [--only engine,mcp,lsp,csearch,rg]');
+      console.log('npx tsx bench/scale.ts [--corpus go119|DIR] [--files N] [--history K] [--cli PATH] [--queries N] [--cpu-prof] [--work NAME] [--reuse-index] [--baseline REV | --baseline-cli PATH] [--rounds N] [--stages] [--no-observed] [--edits N] [--only engine,reindex,mcp,lsp,csearch,rg]');
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -358,6 +368,79 @@ async function warmQueries(work: string, idents: string[], descs: string[], roun
   }
 }
 
+interface ReindexFigures {
+  file: string;
+  /** `quarry index` in a fresh process after one changed file: wall ms per round, and the run's own durationMs. */
+  process: LatencyReport & { min: number; max: number; runMs: LatencyReport };
+  /** `Engine.updateFiles([file])` in a long-running engine (a save). */
+  save: LatencyReport;
+  /** `Engine.setBuffer` with a new function, then searches until one finds it (an unsaved edit, no debounce). */
+  unsaved: LatencyReport;
+}
+
+/** The first non-test Go file in path order with at least 200 lines (on the Go tree: archive/tar/common.go). */
+function editTarget(work: string): string {
+  for (const f of listFiles(work)) {
+    if (!f.endsWith('.go') || f.endsWith('_test.go') || f.includes('testdata/') || f === SENTINEL_PATH) continue;
+    if (readFileSync(join(work, f), 'utf8').split('\n').length >= 200) return f;
+  }
+  throw new Error('no Go file of 200 lines or more to edit');
+}
+
+/** One changed file: a `quarry index` process, a save in a long-running engine, an unsaved edit (see the header). */
+async function reindexFigures(cli: string, work: string, edits: number): Promise<ReindexFigures> {
+  const file = editTarget(work);
+  const abs = join(work, file);
+  const original = readFileSync(abs, 'utf8');
+  const env = { ...shippedLaunch(cli).env, ...process.env, LANCEDB_LOG: 'error' };
+  const wall: number[] = [];
+  const runMs: number[] = [];
+  const save: number[] = [];
+  const unsaved: number[] = [];
+  let round = 0;
+  const edit = () => writeFileSync(abs, `${readFileSync(abs, 'utf8')}// quarry bench edit ${++round}\n`);
+  try {
+    for (let i = 0; i < edits; i++) {
+      edit();
+      const t = performance.now();
+      const r = spawnSync(process.execPath, nodeArgs(cli, ['index', '--project', work, '--json']), { env, encoding: 'utf8', maxBuffer: 64 << 20 });
+      wall.push(performance.now() - t);
+      if (r.status !== 0) throw new Error(`quarry index failed (exit ${r.status}): ${r.stderr.slice(-2000)}`);
+      runMs.push(JSON.parse(r.stdout.slice(r.stdout.indexOf('{'))).durationMs);
+    }
+    const engine = await Engine.open(work, { longRunning: true });
+    try {
+      edit();
+      await engine.updateFiles([file]); // the first save loads the grammar and the models
+      for (let i = 0; i < edits; i++) {
+        edit();
+        const t = performance.now();
+        await engine.updateFiles([file]);
+        save.push(performance.now() - t);
+      }
+      for (let i = 0; i <= edits; i++) {
+        const name = `QuarryBenchUnsaved${i}x${round}`;
+        const t = performance.now();
+        await engine.setBuffer(file, `${readFileSync(abs, 'utf8')}\nfunc ${name}() {}\n`);
+        for (let tries = 0; tries < 50; tries++) {
+          const res = await engine.search(name, { limit: 1, explain: false });
+          if (res.matches.some((m) => m.file.path === file && m.content.symbol === name)) break;
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        if (i > 0) unsaved.push(performance.now() - t); // the first one loads what editing needs
+      }
+      await engine.setBuffer(file, null);
+      writeFileSync(abs, original);
+      await engine.updateFiles([file]);
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    writeFileSync(abs, original);
+  }
+  return { file, process: { ...latency(wall), min: Math.min(...wall), max: Math.max(...wall), runMs: latency(runMs) }, save: latency(save), unsaved: latency(unsaved) };
+}
+
 /**
  * Where a warm in-process search's time goes (`--stages`): the store's reads, the dense channel, the lexical top-k and
  * the learned scorer are timed by wrapping their methods; the rest (parsing, fusion, the rule stages, presentation) is
@@ -564,6 +647,8 @@ async function main(): Promise<void> {
   })());
   const baselineCli = args.baselineRev ? await buildRevision(args.baselineRev) : args.baselineCli;
   const builds = [{ label: 'current', cli }, ...(baselineCli ? [{ label: 'baseline', cli: baselineCli }] : [])];
+  console.error('one changed file…');
+  const reindex = want('reindex') ? await reindexFigures(cli, work, args.edits) : undefined;
   console.error('warm queries…');
   const quarry = want('engine') ? await warmQueries(work, idents, descs, args.rounds) : undefined;
   const stages = args.stages ? await stageProfile(work, idents, descs) : undefined;
@@ -588,7 +673,7 @@ async function main(): Promise<void> {
     at: new Date().toISOString(), corpus: name, files, commits, chunks, cpus: cpus().length, loadBefore: load, loadAfter, rounds: args.rounds,
     cold: cold && { wallMs: cold.wallMs, cpuMs: cold.cpuMs, peakRssMb: cold.peakRssMb, lexicalPhaseMs: cold.summary.durationMs, gitMs: cold.summary.git?.durationMs, embeddingMs: cold.summary.embedding?.durationMs },
     observedCold: observed && { wallMs: observed.wallMs, cpuMs: observed.cpuMs, peakRssMb: observed.peakRssMb, searchableMs: observed.searchableMs },
-    quarry: plain(quarry), stages,
+    reindex, quarry: plain(quarry), stages,
     mcp: mcp && Object.fromEntries([...mcp].map(([k, v]) => [k, plain(v)])),
     lsp: lsp && Object.fromEntries([...lsp].map(([k, v]) => [k, plain(v)])),
     answers: { mcpBaselineVsCurrent: compare(mcp), lspBaselineVsCurrent: compare(lsp), engineVsMcp: engineVsDoor },
@@ -619,13 +704,24 @@ async function main(): Promise<void> {
     rows.push(`| embedding | ${fmt(s.embedding?.durationMs)} (${s.embedding?.embedded ?? 0} chunks) |`);
     rows.push('');
   }
+  if (reindex) {
+    const r = reindex;
+    rows.push(`| One changed file (\`${r.file}\`, a line appended; ${args.edits} rounds) | p50 | p95 | |`);
+    rows.push('|---|---|---|---|');
+    rows.push(`| \`quarry index\` in a fresh process, wall | ${fmtMs(r.process.p50)} | ${fmtMs(r.process.p95)} | min ${fmtMs(r.process.min)}, max ${fmtMs(r.process.max)}; the run itself (durationMs) p50 ${fmtMs(r.process.runMs.p50)} |`);
+    rows.push(`| a save in a long-running engine (\`Engine.updateFiles\`, as the language server and \`quarry mcp\`) | ${fmtMs(r.save.p50)} | ${fmtMs(r.save.p95)} | |`);
+    rows.push(`| an unsaved edit searchable (\`Engine.setBuffer\`, then searches until the new function is found; the editor's ~200 ms debounce not included) | ${fmtMs(r.unsaved.p50)} | ${fmtMs(r.unsaved.p95)} | |`);
+    rows.push('');
+  }
   const line = (what: string, f: { ident: LatencyReport; desc: LatencyReport; rssMb?: number | null } | undefined | null, identOnly = false) => {
     if (!f) return;
     const rss = f.rssMb ? `${Math.round(f.rssMb)} MB` : '';
     rows.push(`| ${what} | ${fmtMs(f.ident.p50)} | ${fmtMs(f.ident.p95)} | ${identOnly ? '' : fmtMs(f.desc.p50)} | ${identOnly ? '' : fmtMs(f.desc.p95)} | ${rss} |`);
   };
-  rows.push(`| Warm query (${idents.length} identifiers, ${descs.length} descriptions) | identifiers p50 | p95 | descriptions p50 | p95 | server RSS after |`);
-  rows.push('|---|---|---|---|---|---|');
+  if (mcp || lsp || quarry || cs || rg) {
+    rows.push(`| Warm query (${idents.length} identifiers, ${descs.length} descriptions) | identifiers p50 | p95 | descriptions p50 | p95 | server RSS after |`);
+    rows.push('|---|---|---|---|---|---|');
+  }
   for (const [door, figs] of [['MCP `find_code`', mcp], ['LSP `codeSearch/find`', lsp]] as const) {
     for (const b of builds) line(`${door}${builds.length > 1 ? ` (${b.label})` : ''}`, figs?.get(b.label));
   }
