@@ -163,6 +163,14 @@ describe('test demotion stage', () => {
       assert.equal(c.score, 10, q);
     }
   });
+  it('keeps demoting the project\'s tests for a how-to about testing one\'s own code ("how do I test …", "… in my tests")', () => {
+    for (const q of ['how to test routes without starting a real server', 'how do I mock HTTP requests in my tests', 'how can I stub the lexical index']) {
+      const c = candidate(fixture, 10);
+      testDemotionStage.apply(stageContext(q), [c]);
+      assert.equal(c.score, 6, q);
+      assert.match(c.explanation.join('\n'), /×0\.6 test file \(the query asks how to test one's own code, not for the project's tests\)/, q);
+    }
+  });
   it('ranks what is not a test below the tests when the query asks for them ("how is X tested", "tests for X")', () => {
     const guide = chunk({ kind: 'section', name: 'Route prefixing', path: 'docs/Routes.md', content: 'Route prefixing inside plugins' });
     const test = chunk({ kind: 'code', name: '', path: 'test/route-prefix.test.js', content: "test('prefix inside a plugin', t => {})" });

@@ -6,7 +6,8 @@
  * The mirror image: a question that asks for the project's tests ("how is the cache eviction tested", "tests for
  * the framed transport", "where are the tests for …") ranks everything that is not a test below the tests, with the
  * same factor — the guide or the code under test that shares the question's words comes after them. A question
- * about testing one's own code ("how do I mock HTTP requests in my tests") asks for the library, not its tests.
+ * about testing one's own code ("how do I mock HTTP requests in my tests", "how to test routes without starting a
+ * server") asks for the library and its guide, not its tests: the project's test files keep their demotion there.
  */
 import type { Stage, StageContext } from '../candidate';
 import { isTestPath } from '../../testPaths';
@@ -29,6 +30,17 @@ const ASKS_FOR_TESTS = [
 /** …of one's own code: "my tests", "our tests", "in tests" — the question is about the library's testing support. */
 const OWN_TESTS = /\b(my|our|your|in) (unit |integration |own )?tests?\b/i;
 
+/** "how do I test …", "how to mock …": a how-to about testing one's own code, answered by the library and its guide. */
+const HOW_TO_TEST = /\bhow (to|do|can|should|would) (i |we |you |one )?(unit[- ]?|integration[- ]?)?(test|mock|stub|fake)\b/i;
+
+/**
+ * The query is about testing one's own code ("how do I mock HTTP requests in my tests", "how to test routes without
+ * starting a server"): the project's own test files are not its answer, so they keep their usual demotion.
+ */
+export function queryAsksHowToTest(text: string): boolean {
+  return OWN_TESTS.test(text) || HOW_TO_TEST.test(text);
+}
+
 /** The query asks for the project's tests (not merely mentions testing): non-test files rank below them. */
 export function queryAsksForTests(text: string): boolean {
   return !OWN_TESTS.test(text) && ASKS_FOR_TESTS.some((re) => re.test(text));
@@ -39,7 +51,8 @@ export const testDemotionStage: Stage = {
   apply(ctx, candidates) {
     const factor = ctx.ranking.testPenalty[ctx.query.form];
     if (factor >= 1) return candidates;
-    if (queryIsAboutTests(ctx)) {
+    const howTo = queryIsAboutTests(ctx) && ctx.query.form === 'natural' && queryAsksHowToTest(ctx.query.text);
+    if (queryIsAboutTests(ctx) && !howTo) {
       if (ctx.query.form !== 'natural' || !queryAsksForTests(ctx.query.text)) return candidates;
       for (const c of candidates) {
         if (isTestPath(c.path)) continue;
@@ -51,7 +64,7 @@ export const testDemotionStage: Stage = {
     for (const c of candidates) {
       if (!isTestPath(c.path)) continue;
       c.score *= factor;
-      c.explanation.push(`×${factor} test file (the query is not about tests)`);
+      c.explanation.push(`×${factor} test file (${howTo ? "the query asks how to test one's own code, not for the project's tests" : 'the query is not about tests'})`);
     }
     return candidates;
   },
