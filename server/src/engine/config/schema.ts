@@ -142,11 +142,6 @@ export const RankingConfigSchema = z
       .strict()
       .default({ identifier: 0.8, natural: 0.6 }),
     /**
-     * When a question asks for the project's tests, a test file named after its subject (`route-prefix.test.js` for
-     * "how is prefixing routes tested") is multiplied by 1 + this × the share of its name's words the question has.
-     */
-    testSubjectBoost: z.number().min(0).max(10).default(1),
-    /**
      * Activation (accesses and git history, memory/activation.ts): a candidate's score is multiplied by
      * 1 + boost × its activation min-max normalised within the search's candidates (0 = off). Small on purpose:
      * it breaks near-ties toward what is used and changed, it does not override relevance.

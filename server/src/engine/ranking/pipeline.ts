@@ -4,7 +4,6 @@
  *
  *   score      learned-scorer       the learned scorer's relevance becomes the base score (off: the fused score)
  *   rules      bm25 → symbol-boosts → information-intent → code-intent → activation → test-demotion
- *                                   → test-subject
  *                                   the seeds' formulas on that base (boosts ×, bonuses +), each explained
  *   contracts  implements-partition → declarations-first → phrase-partition
  *                                   the orderings the seeds promise (and, for a bare identifier, its declarations
@@ -25,7 +24,6 @@ import { symbolBoostStage } from './stages/symbolBoosts';
 import { implementsPartitionStage } from './stages/implementsPartition';
 import { declarationsFirstStage } from './stages/declarationsFirst';
 import { testDemotionStage } from './stages/testDemotion';
-import { testSubjectStage } from './stages/testSubject';
 import { activationStage } from './stages/activation';
 import { learnedScorerStage } from './stages/learnedScorer';
 import { relevanceCutoffStage } from './stages/relevanceCutoff';
@@ -48,7 +46,6 @@ export function searchPipeline(): PipelineStep[] {
     step('rule', codeIntentStage()),
     step('rule', activationStage),
     step('rule', testDemotionStage),
-    step('rule', testSubjectStage),
     step('contract', implementsPartitionStage),
     step('contract', declarationsFirstStage),
     step('contract', phrasePartitionStage),
