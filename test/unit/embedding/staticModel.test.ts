@@ -12,7 +12,11 @@ import { releaseIndexingMemos } from '../../../server/src/engine/indexingMemos';
 
 const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
-/** The model's vector as its definition states it: the weighted rows summed one element at a time, L2-normalised. */
+/**
+ * The model's vector as its definition states it: the weighted rows summed one element at a time in f32 (each
+ * weight × scale rounded to f32, each product rounded to f32, each sum rounded to f32: the SIMD kernel's arithmetic),
+ * L2-normalised.
+ */
 function plainVector(model: StaticEmbeddingProvider, text: string): Float32Array {
   const { scales, spec } = (model as unknown as { weights(): { scales: Float32Array; spec: Parameters<typeof featuresOf>[1] } }).weights();
   const file = readFileSync(join(model.dir, model.meta.files.table.path));
@@ -20,8 +24,8 @@ function plainVector(model: StaticEmbeddingProvider, text: string): Float32Array
   const { rows, weights } = featuresOf(text, spec);
   const v = new Float32Array(model.dims);
   rows.forEach((r, k) => {
-    const w = weights[k]! * scales[r]!;
-    for (let j = 0; j < model.dims; j++) v[j]! += w * table[r * model.dims + j]!;
+    const w = Math.fround(weights[k]! * scales[r]!);
+    for (let j = 0; j < model.dims; j++) v[j]! += Math.fround(w * table[r * model.dims + j]!);
   });
   const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
   return n > 0 ? v.map((x) => x / n) : v;

@@ -245,33 +245,11 @@ export class StaticEmbeddingProvider implements EmbeddingProvider {
     return (this.arrays ??= loadArrays(this.dir, this.meta));
   }
 
-  /** The vector of one text (synchronous; microseconds to a millisecond). */
+  /** The vector of one text (synchronous; microseconds to a millisecond): its feature rows' weighted sum, normalised. */
   embed(text: string): Float32Array {
-    const { table: model, scales, spec } = this.weights();
+    const { table, scales, spec } = this.weights();
     const { rows, weights } = featuresOf(text, spec);
-    const d = this.dims;
-    const v = new Float32Array(d);
-    // eight lanes per step (V8 does not vectorise this loop; unrolled, it runs ~2.5x faster on the indexing path).
-    // Each element still sums its rows in the same order, so the vector is bit-identical to the plain loop's.
-    const lanes = d - (d % 8);
-    for (let k = 0; k < rows.length; k++) {
-      const r = rows[k]!;
-      const w = weights[k]! * scales[r]!;
-      const row = model.row(r);
-      let j = 0;
-      for (; j < lanes; j += 8) {
-        v[j]! += w * row[j]!;
-        v[j + 1]! += w * row[j + 1]!;
-        v[j + 2]! += w * row[j + 2]!;
-        v[j + 3]! += w * row[j + 3]!;
-        v[j + 4]! += w * row[j + 4]!;
-        v[j + 5]! += w * row[j + 5]!;
-        v[j + 6]! += w * row[j + 6]!;
-        v[j + 7]! += w * row[j + 7]!;
-      }
-      for (; j < d; j++) v[j]! += w * row[j]!;
-    }
-    return normalize(v);
+    return normalize(table.weightedSum(rows, weights, scales));
   }
 
   async embedDocuments(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
