@@ -49,6 +49,11 @@ describe('query parser', () => {
       ['in-memory implementations of Cache', 'implementations', 'Cache'],
       ['which storage types implement Backend', 'implementations', 'Backend'],
       ['retry policy implementations', 'implementations', 'policy'],
+      ['everything that inherits from Exception', 'implementations', 'Exception'],
+      ['anything that implements Serializable', 'implementations', 'Serializable'],
+      ['list every Dispatcher subclass', 'implementations', 'Dispatcher'],
+      ['show all Handler implementations', 'implementations', 'Handler'],
+      ['each Transport implementation', 'implementations', 'Transport'],
       // a lower-case adjective before a capitalised name is not the target
       ['what extends the standard Error class', 'implementations', 'Error'],
       ['which classes implement the builtin Iterator', 'implementations', 'Iterator'],

@@ -112,15 +112,15 @@ const MODIFIERS = String.raw`(?:[A-Za-z][\w-]*\s+){0,2}?`;
 const NAMED_THINGS = String.raw`(?:${MODIFIERS}(?:${THINGS}|[A-Za-z][\w-]*[a-z]s))`;
 const FORMS: Array<{ relation: TargetRelation; re: RegExp }> = [
   // what/which/who (types|classes ...) implement(s)/extend(s)/satisfy/inherit from X
-  { relation: 'implementations', re: new RegExp(String.raw`^(?:what|which|who|list|show|find|all)(?:\s+(?:are\s+)?(?:the\s+)?${NAMED_THINGS})?\s+(?:that\s+|which\s+)?(?:do\s+|does\s+)?${IMPLEMENTING}\s+${TARGET}`, 'i') },
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:what|which|who|list|show|find|all|everything|anything)(?:\s+(?:are\s+)?(?:the\s+)?${NAMED_THINGS})?\s+(?:that\s+|which\s+)?(?:do\s+|does\s+)?${IMPLEMENTING}\s+${TARGET}`, 'i') },
   // (all) implementations / subclasses / implementers of X
   { relation: 'implementations', re: new RegExp(String.raw`^(?:(?:list|show|find)\s+|what\s+are\s+)?(?:all\s+)?(?:the\s+)?(?:known\s+)?${MODIFIERS}${IMPLEMENTERS}\s+(?:of|for)\s+${TARGET}`, 'i') },
   // types/classes (that) implement X
   { relation: 'implementations', re: new RegExp(String.raw`^(?:all\s+)?(?:the\s+)?${NAMED_THINGS}\s+(?:that\s+|which\s+)?${IMPLEMENTING}\s+${TARGET}`, 'i') },
   // implements X, conforms to X, extends X, impl X for
   { relation: 'implementations', re: new RegExp(String.raw`^(?:${IMPLEMENTING}|impl)\s+${TARGET}(?:\s+for)?\s*\??$`, 'i') },
-  // X implementations, X subclasses, "Observer implementers"
-  { relation: 'implementations', re: new RegExp(String.raw`^(?:the\s+)?(?:[A-Za-z][\w-]*\s+)?${IDENT}(?:\s+${KIND_WORDS})?\s+${IMPLEMENTERS}\s*\??$`, 'i') },
+  // X implementations, X subclasses, "Observer implementers", "list every Dispatcher subclass"
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:(?:list|show|find)\s+)?(?:all\s+|every\s+|each\s+)?(?:the\s+)?(?:[A-Za-z][\w-]*\s+)?${IDENT}(?:\s+${KIND_WORDS})?\s+${IMPLEMENTERS}\s*\??$`, 'i') },
   // where is X implemented, who implements X
   { relation: 'implementations', re: new RegExp(String.raw`^(?:where|how)\s+(?:is|are)\s+${TARGET}\s+implemented\s*\??$`, 'i') },
   { relation: 'callers', re: new RegExp(String.raw`^(?:who|what)\s+(?:calls|uses|references)\s+${IDENT}`, 'i') },
