@@ -208,3 +208,21 @@ describe('symbol boosts: a protocol kind named in words', () => {
     assert.equal(plain[0].score, 3);
   });
 });
+
+import { collapsePiecesStage } from '../../../server/src/engine/ranking/stages/filters';
+
+describe('collapse-pieces filter', () => {
+  it('keeps one result per declaration: the best-placed piece of an outline split over the chunk size', () => {
+    const outline = (id: string, content: string) => chunk({ id, kind: 'class', name: 'Command', path: 'lib/command.js', startLine: 13, endLine: 2695, content });
+    const first = outline('piece-1', 'class Command extends EventEmitter {\n  constructor(name) …');
+    const second = outline('piece-2', '  _checkForMissingMandatoryOptions() …');
+    const method = chunk({ kind: 'method', name: 'Command._exit', path: 'lib/command.js', startLine: 533, endLine: 539, content: '_exit(exitCode, code, message) {}' });
+    const other = chunk({ id: 'typings', kind: 'class', name: 'Command', path: 'typings/index.d.ts', startLine: 376, endLine: 1092, content: 'export class Command {}' });
+    const cands = [candidate(method, 5), candidate(second, 4.5), candidate(first, 4), candidate(other, 3)];
+    const out = collapsePiecesStage.apply(stageContext('exit the process after an error'), cands);
+    assert.deepEqual(out.map((c) => c.id), [method.id, 'piece-2', 'typings'], 'the higher piece stays; a declaration elsewhere is another result');
+    // nothing to collapse: the same list back
+    const plain = [candidate(method, 5), candidate(other, 3)];
+    assert.equal(collapsePiecesStage.apply(stageContext('x'), plain), plain);
+  });
+});

@@ -8,7 +8,7 @@
  *   contracts  implements-partition → declarations-first → phrase-partition
  *                                   the orderings the seeds promise (and, for a bare identifier, its declarations
  *                                   before its uses), as groups nothing later reorders
- *   filters    exclude-tests → language-filter → path-filter → type-filter → exclude-words
+ *   filters    exclude-tests → language-filter → path-filter → type-filter → exclude-words → collapse-pieces
  *   cut        relevance-cutoff     an identifier's list ends where whole-name matches end
  *
  * and the final order is (group, score, id) — `compareCandidates` — cut to the limit by the caller. Every stage is
@@ -18,7 +18,7 @@
 import type { AsyncStage, Candidate, Stage, StageContext } from './candidate';
 import { compareCandidates } from './candidate';
 import { bm25ExplainStage } from './stages/bm25Explain';
-import { excludeTestsStage, excludeWordsStage, languageFilterStage, pathFilterStage, typeFilterStage } from './stages/filters';
+import { collapsePiecesStage, excludeTestsStage, excludeWordsStage, languageFilterStage, pathFilterStage, typeFilterStage } from './stages/filters';
 import { phrasePartitionStage } from './stages/phrases';
 import { symbolBoostStage } from './stages/symbolBoosts';
 import { implementsPartitionStage } from './stages/implementsPartition';
@@ -54,6 +54,7 @@ export function searchPipeline(): PipelineStep[] {
     step('filter', pathFilterStage),
     step('filter', typeFilterStage),
     step('filter', excludeWordsStage),
+    step('filter', collapsePiecesStage),
     step('cut', relevanceCutoffStage),
   ];
 }

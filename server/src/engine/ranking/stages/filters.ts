@@ -1,5 +1,6 @@
 /** Filters applied after ranking (seed 003 FR-7.4: type filters run after re-ranking). */
-import type { Stage } from '../candidate';
+import type { Candidate, Stage } from '../candidate';
+import { compareCandidates } from '../candidate';
 import { isTestPath } from '../../testPaths';
 import { pathMatcher } from '../query';
 
@@ -50,5 +51,27 @@ export const excludeWordsStage: Stage = {
     if (!words.length) return candidates;
     const res = words.map((w) => new RegExp(`(^|[^\\p{L}\\p{N}_])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^\\p{L}\\p{N}_]|$)`, 'iu'));
     return candidates.filter((c) => !c.chunk || !res.some((re) => re.test(c.chunk!.content) || re.test(c.chunk!.symbol)));
+  },
+};
+
+/**
+ * One result per declaration: a declaration whose outline (its header and its members' headers) is over the chunk
+ * size is stored as several pieces with the same name and the same lines, and two of them in one answer read as the
+ * same result twice (a 2,700-line class took two of five places). The best-placed piece stays; the others go.
+ */
+export const collapsePiecesStage: Stage = {
+  name: 'collapse-pieces',
+  apply(_ctx, candidates) {
+    const keyOf = (c: Candidate) => (c.chunk ? `${c.path}\0${c.chunk.kind}\0${c.chunk.symbol}\0${c.chunk.startLine}\0${c.chunk.endLine}` : undefined);
+    const first = new Map<string, Candidate>();
+    for (const c of [...candidates].sort(compareCandidates)) {
+      const key = keyOf(c);
+      if (key !== undefined && !first.has(key)) first.set(key, c);
+    }
+    if (first.size === candidates.length) return candidates;
+    return candidates.filter((c) => {
+      const key = keyOf(c);
+      return key === undefined || first.get(key) === c;
+    });
   },
 };
