@@ -226,3 +226,19 @@ describe('collapse-pieces filter', () => {
     assert.equal(collapsePiecesStage.apply(stageContext('x'), plain), plain);
   });
 });
+
+describe('implements partition: which declaration is the definition', () => {
+  it('the project\'s own declaration, not a test\'s re-declaration of the name (even one of a protocol kind)', () => {
+    const real = chunk({ kind: 'class', name: 'ZodType', language: 'typescript', path: 'src/v3/types.ts', content: 'export abstract class ZodType<Output = any> {}' });
+    const augmented = chunk({ kind: 'interface', name: 'ZodType', language: 'typescript', path: 'src/v4/classic/tests/prototypes.test.ts', content: 'interface ZodType { _classic(): string }' });
+    const impls = [1, 2, 3, 4].map((i) => chunk({ kind: 'class', name: `Zod${i}`, language: 'typescript', path: 'src/v3/types.ts', conformances: ['ZodType'], content: `class Zod${i} extends ZodType {}` }));
+    const cands = [...impls.map((c) => candidate(c, 5)), candidate(augmented, 4), candidate(real, 3)];
+    const ctx = stageContext('subclasses of ZodType', { zodtype: 40 });
+    protocolInTopStage.apply(ctx, symbolBoostStage.apply(ctx, cands));
+    const byId = new Map(cands.map((c) => [c.id, c]));
+    assert.match(byId.get(real.id)!.explanation.join('\n'), /definition of ZodType/);
+    assert.doesNotMatch(byId.get(augmented.id)!.explanation.join('\n'), /definition of ZodType/);
+    cands.sort(compareCandidates);
+    assert.ok(cands.slice(0, 3).some((c) => c.id === real.id), cands.map((c) => `${c.chunk!.path} ${c.chunk!.name} ${c.score}`).join('\n'));
+  });
+});

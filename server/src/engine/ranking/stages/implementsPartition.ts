@@ -10,6 +10,7 @@
  *  3. everything else (the implementations' members, usage sites, ...) follows in score order.
  * With no implementation of X in the candidates, nothing changes (the query falls back to text ranking).
  */
+import { isTestPath } from '../../testPaths';
 import type { Candidate, Stage } from '../candidate';
 import { TYPE_DECLARATION_KINDS } from '../../types';
 
@@ -124,7 +125,11 @@ export const implementsPartitionStage: Stage = {
         c.score = floor * 0.999;
       }
     }
-    const defs = candidates.filter((c) => isDefinitionOf(c, name));
+    const found = candidates.filter((c) => isDefinitionOf(c, name));
+    // the project's own declaration before a test file's (a test that re-declares or augments the type: zod's
+    // `declare module "zod/v4" { interface ZodType … }` in a test beside the real `abstract class ZodType`)
+    const outsideTests = found.filter((c) => !isTestPath(c.path));
+    const defs = outsideTests.length ? outsideTests : found;
     // an interface/protocol/trait is what can be implemented (io.Reader over textproto.Reader, a struct)
     const def = ownDecl ?? defs.find((c) => PROTOCOL_KINDS.has(c.chunk!.kind)) ?? defs[0];
     const first = new Set([...impls, ...(def ? [def] : [])]);
