@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { languageForPath } from '../../../server/src/engine/languages';
 import { chunk, chunkFixture } from './helpers';
+import { windows } from '../../../server/src/engine/chunking/text';
+import { countTokens } from '../../../server/src/engine/tokenize/tokenCount';
 
 describe('chunking: markdown and text', () => {
   it('splits Markdown by heading sections with the heading path as symbol', async () => {
@@ -41,6 +43,21 @@ describe('chunking: markdown and text', () => {
     assert.ok(chunks.every((c) => c.symbol === 'Big' && c.tokenCount <= 300));
     assert.equal(new Set(chunks.map((c) => c.id)).size, chunks.length);
     assert.ok(chunks.slice(1).every((c) => /^Paragraph \d+/.test(c.content)), 'cuts fall on paragraph starts');
+  });
+
+  it('a section\'s last line after a full window joins it instead of being a unit of its own', async () => {
+    // a paragraph just under the target, then one short line: packed, the two would not fit in one window
+    let para = 'Redaction replaces the values at the given paths.';
+    while (countTokens(para + ' lorem ipsum') < 590) para += ' lorem ipsum';
+    const tail = 'See the API docs for the redact option and its censor and remove settings, with examples.\n';
+    const md = `# Redaction\n\n${para}\n\n${tail}`;
+    assert.equal(windows(md, 0, md.length, 600).length, 2, 'packing alone leaves the line on its own');
+    const chunks = await chunk('markdown', 'docs/redaction.md', md, { targetTokens: 600, minTokens: 200 });
+    assert.equal(chunks.length, 1, chunks.map((c) => c.tokenCount).join(', '));
+    assert.equal(chunks[0]!.content, md);
+    // a lone short section stays a section of its own (windows never cross headings)
+    const two = await chunk('markdown', 'a.md', `# A\n\n${para}\n\n# B\n\nShort.\n`, { targetTokens: 600, minTokens: 200 });
+    assert.deepEqual(two.map((c) => c.symbol), ['A', 'B']);
   });
 
   it('windows plain text by paragraphs within the target size', async () => {

@@ -145,7 +145,7 @@ export function chunkConversation(src: SourceText, path: string, config: Chunkin
   const drafts: ChunkDraft[] = [];
   const emit = (start: number, end: number, extra: Partial<ChunkDraft>) => {
     if (text.slice(start, end).trim() === '') return;
-    for (const [s, e] of windows(text, start, end, config.targetTokens)) drafts.push(textDraft(s, e, extra));
+    for (const [s, e] of windows(text, start, end, config.targetTokens, config.minTokens, config.maxTokens)) drafts.push(textDraft(s, e, extra));
   };
   const knowledge = (extra: Partial<ChunkDraft>): Partial<ChunkDraft> => ({
     kind: 'section',

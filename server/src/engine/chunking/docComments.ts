@@ -96,7 +96,7 @@ export function splitProseComments(drafts: ChunkDraft[], src: SourceText, langua
         references: d.references,
         ...(h ? { nameStart: h.titleStart, nameEnd: h.titleStart + h.title.length } : {}),
       };
-      for (const [s, e] of windows(src.text, start, end, config.targetTokens)) out.push(textDraft(s, e, extra));
+      for (const [s, e] of windows(src.text, start, end, config.targetTokens, config.minTokens, config.maxTokens)) out.push(textDraft(s, e, extra));
     };
     section(d.start, hs[0]!.start);
     hs.forEach((h, i) => section(h.start, i + 1 < hs.length ? hs[i + 1]!.start : d.end, h));

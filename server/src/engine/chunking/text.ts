@@ -30,9 +30,11 @@ function paragraphs(text: string, start: number, end: number): Array<[number, nu
 
 /**
  * Windows over [start, end): whole paragraphs packed up to `target` tokens; a paragraph over the target is
- * cut at line boundaries. Returns string index ranges.
+ * cut at line boundaries. A sliver — a window under `min` tokens, at most a quarter of the target (a section's last
+ * line after a full window: "See the API docs …", 33 tokens) — joins its neighbour, the previous one, else the next,
+ * when the two stay within the target plus that much (and within `max`). Returns string index ranges.
  */
-export function windows(text: string, start: number, end: number, target: number): Array<[number, number]> {
+export function windows(text: string, start: number, end: number, target: number, min = 0, max = Infinity): Array<[number, number]> {
   const pieces: Array<[number, number, number]> = [];
   for (const [s, e] of paragraphs(text, start, end)) {
     const t = countTokens(text.slice(s, e));
@@ -46,6 +48,23 @@ export function windows(text: string, start: number, end: number, target: number
       last[1] = p[1];
       last[2] += p[2];
     } else out.push([p[0], p[1], p[2]]);
+  }
+  const sliver = Math.min(min, Math.floor(target / 4));
+  const limit = Math.min(max, target + sliver);
+  for (let i = 0; i < out.length && out.length > 1; ) {
+    const w = out[i]!;
+    const prev = out[i - 1];
+    const next = out[i + 1];
+    if (w[2] >= sliver) i++;
+    else if (prev && prev[2] + w[2] <= limit) {
+      prev[1] = w[1];
+      prev[2] += w[2];
+      out.splice(i, 1);
+    } else if (next && next[2] + w[2] <= limit) {
+      next[0] = w[0];
+      next[2] += w[2];
+      out.splice(i, 1);
+    } else i++;
   }
   return out.map(([s, e]) => [s, e]);
 }
@@ -70,7 +89,7 @@ export function textDraft(start: number, end: number, extra: Partial<ChunkDraft>
 }
 
 export function chunkText(src: SourceText, config: ChunkingConfig): ChunkDraft[] {
-  return windows(src.text, 0, src.text.length, config.targetTokens).map(([s, e]) => textDraft(s, e));
+  return windows(src.text, 0, src.text.length, config.targetTokens, config.minTokens, config.maxTokens).map(([s, e]) => textDraft(s, e));
 }
 
 export interface Heading {
@@ -195,7 +214,7 @@ export function chunkMarkdown(src: SourceText, config: ChunkingConfig, findHeadi
       source: 'markdown',
       ...(heading ? headingName(heading) : {}),
     };
-    for (const [s, e] of windows(text, start, end, config.targetTokens)) drafts.push(textDraft(s, e, extra));
+    for (const [s, e] of windows(text, start, end, config.targetTokens, config.minTokens, config.maxTokens)) drafts.push(textDraft(s, e, extra));
   };
   if (hs.length === 0 || hs[0].start > 0) section(0, hs.length ? hs[0].start : text.length, []);
   const stack: Heading[] = [];

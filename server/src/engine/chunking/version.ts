@@ -16,5 +16,7 @@
  *      name range on the `default` keyword.
  *   7: re-export aliases (`export { Base as WidgetBase } from`, `export * as ns from`) are names of the unit that holds
  *      the statement, with their own ranges (`Chunk.symbolRanges`).
+ *   8: text windows (Markdown sections, plain text, prose comments, conversation phases) under `minTokens` (at most a
+ *      quarter of the target) join a neighbour (a section's last line was a unit of its own after a full window).
  */
-export const CHUNKER_VERSION = 7;
+export const CHUNKER_VERSION = 8;
