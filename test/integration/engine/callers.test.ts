@@ -35,6 +35,14 @@ for (const cfg of RANKING_CONFIGURATIONS) {
       assert.ok(!res.warnings.some((w) => w.startsWith('No code among the results calls')), res.warnings.join('\n'));
     });
 
+    it('the callers come first, the definition right after them', async () => {
+      const res = await engine.search('who calls formatPrice', { limit: 5 });
+      const order = res.matches.map((m) => m.content.symbol);
+      assert.deepEqual(order.slice(0, 2).sort(), ['cartTotalLabel', 'receiptLine'], order.join(', '));
+      assert.equal(order[2], 'formatPrice', order.join(', '));
+      assert.equal(res.matches[2]!.why, 'defines `formatPrice`');
+    });
+
     it('a name nothing calls: a warning says so', async () => {
       const res = await engine.search('who calls formatLegacyPrice', { limit: 5 });
       assert.ok(res.warnings.some((w) => w.startsWith('No code among the results calls or refers to `formatLegacyPrice`')), res.warnings.join('\n'));

@@ -242,3 +242,26 @@ describe('implements partition: which declaration is the definition', () => {
     assert.ok(cands.slice(0, 3).some((c) => c.id === real.id), cands.map((c) => `${c.chunk!.path} ${c.chunk!.name} ${c.score}`).join('\n'));
   });
 });
+
+import { callersFirstStage } from '../../../server/src/engine/ranking/stages/callersFirst';
+
+describe('callers-first contract', () => {
+  it('"who calls X": the units that call X first, X in the top 3, the outline of the class declaring X after them', () => {
+    const def = chunk({ kind: 'method', name: 'Command._exit', path: 'lib/command.js', content: '_exit(exitCode, code, message) { process.exit(exitCode); }' });
+    const outline = chunk({ kind: 'class', name: 'Command', path: 'lib/command.js', symbols: ['Command', '_exit', 'error'], content: 'class Command {\n  _exit(exitCode, code, message) …\n  error(message) …\n}' });
+    const error = chunk({ kind: 'method', name: 'Command.error', path: 'lib/command.js', content: 'error(message) {\n  this._exit(1, "commander.error", message);\n}' });
+    const help = chunk({ kind: 'method', name: 'Command.help', path: 'lib/command.js', content: 'help() {\n  this._exit(0, "commander.help", "(outputHelp)");\n}' });
+    const version = chunk({ kind: 'method', name: 'Command.version', path: 'lib/command.js', content: 'version(str) {\n  this._exit(0, "commander.version", str);\n}' });
+    const other = chunk({ kind: 'method', name: 'Command.exitOverride', path: 'lib/command.js', content: 'exitOverride(fn) { this._exitCallback = fn; }' });
+    const cands = [candidate(def, 10), candidate(outline, 8), candidate(other, 6), candidate(error, 3), candidate(help, 2), candidate(version, 1)];
+    callersFirstStage.apply(stageContext('who calls _exit'), cands);
+    cands.sort(compareCandidates);
+    assert.deepEqual(cands.map((c) => c.chunk!.name), ['Command.error', 'Command.help', 'Command._exit', 'Command.version', 'Command', 'Command.exitOverride']);
+    assert.match(cands[2]!.explanation.join('\n'), /definition of _exit: kept after the first callers/);
+    assert.match(cands[4]!.explanation.join('\n'), /does not call _exit: after its callers/);
+    // nothing calls it: the order is left as it is
+    const alone = [candidate(def, 10), candidate(other, 6)];
+    callersFirstStage.apply(stageContext('who calls _exit'), alone);
+    assert.ok(alone.every((c) => (c.group ?? 0) === 0));
+  });
+});

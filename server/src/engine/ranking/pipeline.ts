@@ -5,7 +5,7 @@
  *   score      learned-scorer       the learned scorer's relevance becomes the base score (off: the fused score)
  *   rules      bm25 → symbol-boosts → information-intent → code-intent → activation → test-demotion
  *                                   the seeds' formulas on that base (boosts ×, bonuses +), each explained
- *   contracts  implements-partition → declarations-first → phrase-partition
+ *   contracts  implements-partition → declarations-first → callers-first → phrase-partition
  *                                   the orderings the seeds promise (and, for a bare identifier, its declarations
  *                                   before its uses), as groups nothing later reorders
  *   filters    exclude-tests → language-filter → path-filter → type-filter → exclude-words → collapse-pieces
@@ -23,6 +23,7 @@ import { phrasePartitionStage } from './stages/phrases';
 import { symbolBoostStage } from './stages/symbolBoosts';
 import { implementsPartitionStage } from './stages/implementsPartition';
 import { declarationsFirstStage } from './stages/declarationsFirst';
+import { callersFirstStage } from './stages/callersFirst';
 import { testDemotionStage } from './stages/testDemotion';
 import { activationStage } from './stages/activation';
 import { learnedScorerStage } from './stages/learnedScorer';
@@ -48,6 +49,7 @@ export function searchPipeline(): PipelineStep[] {
     step('rule', testDemotionStage),
     step('contract', implementsPartitionStage),
     step('contract', declarationsFirstStage),
+    step('contract', callersFirstStage),
     step('contract', phrasePartitionStage),
     step('filter', excludeTestsStage),
     step('filter', languageFilterStage),

@@ -21,7 +21,8 @@ import { lastQuerySegment, matchesWholeName } from '../ranking/stages/relevanceC
 import type { IndexingState } from '../health';
 import { queryWords } from './breakdown';
 import { memberNameRange, relevances, toCodeMatch } from './present';
-import { callsOrRefersTo, whyOf } from './why';
+import { whyOf } from './why';
+import { callsWithoutDeclaring } from '../ranking/stages/callersFirst';
 import { includeTestsFor } from './testScope';
 import { quickChunks } from '../quickWindows';
 
@@ -151,8 +152,8 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
   }
   if (parsed.target?.relation === 'callers' && top.length) {
     // "who calls X" where nothing among the results refers to X: say so rather than let word matches pass for callers
-    const name = lastQuerySegment(parsed.target.name).toLowerCase();
-    const calls = (c: Candidate) => !!c.chunk && c.chunk.name.toLowerCase() !== name && callsOrRefersTo(c.chunk, name);
+    const name = lastQuerySegment(parsed.target.name);
+    const calls = (c: Candidate) => callsWithoutDeclaring(c, name);
     if (!top.some(calls)) warnings.push(`No code among the results calls or refers to \`${parsed.target.name}\`${options.includeTests ? '' : ' outside test files'}: what follows is its definition and code that shares words with the question.`);
   }
   const languages = [...new Set(matches.map((m) => m.file.language))].sort();

@@ -5,13 +5,13 @@
  * `score_breakdown` (for `--show-scores`, tooltips and agents).
  */
 import type { Candidate } from '../ranking/candidate';
-import type { Chunk } from '../types';
 import type { ParsedQuery } from '../ranking/query';
 import { declaresName, lastNameSegment } from '../types';
 import { FUNCTION_WORDS, partTokens, stemOf } from '../tokenize/codeTokenizer';
 import { isTestPath } from '../testPaths';
 import { PROTOCOL_KINDS } from '../ranking/stages/implementsPartition';
 import { holdsIdentifier } from '../ranking/stages/relevanceCutoff';
+import { callsWithoutDeclaring } from '../ranking/stages/callersFirst';
 import { contentStems, stemSet } from '../tokenize/stemSets';
 
 const DOC_KINDS = new Set(['section', 'text']);
@@ -41,12 +41,6 @@ function inNameNote(words: readonly string[]): string {
   return ` (${words.map((w) => `"${w}"`).join(', ')} in its name)`;
 }
 
-/** Whether a chunk calls or refers to `name` (its recorded references, or the name whole in its text). */
-export function callsOrRefersTo(chunk: Chunk, name: string): boolean {
-  const lower = name.toLowerCase();
-  return chunk.references.some((r) => r.toLowerCase() === lower) || holdsIdentifier(chunk.content, name);
-}
-
 export function whyOf(c: Candidate, query: ParsedQuery, words: readonly string[], matchedSymbol?: string): string {
   const chunk = c.chunk!;
   const parts: string[] = [];
@@ -66,7 +60,7 @@ export function whyOf(c: Candidate, query: ParsedQuery, words: readonly string[]
     parts.push(`defines \`${chunk.symbol || chunk.name}\``);
   } else if (target?.relation === 'callers') {
     const name = lastNameSegment(target.name);
-    if (callsOrRefersTo(chunk, name)) parts.push(`calls or refers to \`${name}\``);
+    if (callsWithoutDeclaring(c, name)) parts.push(`calls or refers to \`${name}\``);
   }
   if (!parts.length && query.phrases.length) {
     const lower = chunk.content.toLowerCase();
