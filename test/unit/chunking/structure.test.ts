@@ -89,6 +89,52 @@ describe('chunking: structure', () => {
     assert.deepEqual(glue[0].nameRange, { line: 3, column: 1, endLine: 3, endColumn: 19 });
   });
 
+  it('Python: declarations inside if/try/with blocks are units of their own; a block without one stays glue', async () => {
+    const py = [
+      'import hmac',
+      '',
+      'try:',
+      '    import cryptography',
+      '    has_crypto = True',
+      'except ImportError:',
+      '    has_crypto = False',
+      '',
+      'class Algorithm:',
+      '    def sign(self, msg, key):',
+      '        raise NotImplementedError',
+      '',
+      'if has_crypto:',
+      '',
+      '    class RSAAlgorithm(Algorithm):',
+      '        def sign(self, msg, key):',
+      '            return key.sign(msg)',
+      '',
+      '    class ECAlgorithm(Algorithm):',
+      '        def sign(self, msg, key):',
+      '            return key.sign(msg, "ec")',
+      'else:',
+      '    def unavailable():',
+      '        raise RuntimeError("cryptography is missing")',
+      '',
+      'try:',
+      '    from typing import Literal',
+      'except ImportError:',
+      '    def Literal(*args):',
+      '        return args',
+      '',
+      'if __name__ == "__main__":',
+      '    print(Algorithm())',
+      '',
+    ].join('\n');
+    const chunks = await chunk('python', 'jwt/algorithms.py', py);
+    const named = chunks.filter((c) => c.kind === 'class' || c.kind === 'function').map((c) => `${c.kind} ${c.symbol} ${c.startLine}`);
+    for (const want of ['class Algorithm 1', 'class RSAAlgorithm 15', 'class ECAlgorithm 19', 'function unavailable 23', 'function Literal 29']) assert.ok(named.includes(want), `${want}: ${named.join(', ')}`);
+    const rsa = chunks.find((c) => c.symbol === 'RSAAlgorithm')!;
+    assert.deepEqual(rsa.conformances, ['Algorithm']);
+    assert.ok(chunks.every((c) => !(c.kind === 'code' && c.content.includes('class RSAAlgorithm'))), 'no unnamed chunk holds the classes');
+    assert.ok(chunks.some((c) => c.content.includes('if __name__ == "__main__":')), 'a block without declarations stays in the file\'s glue');
+  });
+
   it('keeps definitions of 40+ tokens and every type declaration as their own main symbol', async () => {
     const fn = (n: string) => `export function ${n}(items: number[], factor: number): number {\n  let total = 0;\n  for (const item of items) {\n    total += item * factor;\n  }\n  return total;\n}\n`;
     const code = `${fn('first')}\nexport interface Tiny { a: number }\n${fn('second')}\ntype Small = string;\n`;

@@ -194,7 +194,7 @@ export class AstChunker {
     const flat: Node[] = [];
     const flatten = (list: Node[]) => {
       for (const n of list) {
-        if (n.type === 'ERROR' || (this.lang.memberGroups ?? []).includes(n.type)) flatten(named(n));
+        if (n.type === 'ERROR' || (this.lang.memberGroups ?? []).includes(n.type) || this.blockOfDefinitions(n)) flatten(named(n));
         else flat.push(n);
       }
     };
@@ -215,6 +215,20 @@ export class AstChunker {
       pieces.push(piece);
     }
     return pieces;
+  }
+
+  /** A statement of `definitionBlocks` that holds a function or class (through nested blocks of those kinds). */
+  private blockOfDefinitions(node: Node): boolean {
+    const blocks = this.lang.definitionBlocks;
+    if (!blocks?.includes(node.type)) return false;
+    const holds = (n: Node, depth: number): boolean =>
+      depth < 6 &&
+      named(n).some((c) => {
+        const def = this.resolveDef(c);
+        if (def) return def.kind !== 'variable';
+        return blocks.includes(c.type) && holds(c, depth + 1);
+      });
+    return holds(node, 0);
   }
 
   private gluePiece(node: Node): Piece {

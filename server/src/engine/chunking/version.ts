@@ -17,6 +17,8 @@
  *   7: re-export aliases (`export { Base as WidgetBase } from`, `export * as ns from`) are names of the unit that holds
  *      the statement, with their own ranges (`Chunk.symbolRanges`).
  *   8: text windows (Markdown sections, plain text, prose comments, conversation phases) under `minTokens` (at most a
- *      quarter of the target) join a neighbour (a section's last line was a unit of its own after a full window).
+ *      quarter of the target) join a neighbour (a section's last line was a unit of its own after a full window);
+ *      Python declarations inside `if`/`try`/`with` blocks (`if has_crypto:`, `if TYPE_CHECKING:`) are units of their
+ *      own (the whole block was one unnamed chunk).
  */
 export const CHUNKER_VERSION = 8;

@@ -28,6 +28,7 @@ export const python: LanguageDefinition = {
     },
   },
   wrappers: { decorated_definition: (n) => field(n, 'definition') },
+  definitionBlocks: ['if_statement', 'elif_clause', 'else_clause', 'try_statement', 'except_clause', 'except_group_clause', 'finally_clause', 'with_statement', 'block'],
   commentTypes: ['comment'],
   importTypes: ['import_statement', 'import_from_statement', 'future_import_statement'],
   docstrings: true,

@@ -69,6 +69,12 @@ export interface LanguageDefinition {
   /** Statement list inside a callable body when the body wraps it (Swift/Kotlin `statements`). */
   statementContainers?: string[];
   /**
+   * Statements whose blocks may hold declarations (Python's `if TYPE_CHECKING:`, `if has_crypto:`, `try: … except
+   * ImportError:`): one that holds a function or class is read as the statements it holds, so each declaration inside
+   * is a unit of its own instead of the whole block being one unnamed chunk.
+   */
+  definitionBlocks?: string[];
+  /**
    * The identifiers a statement that is not itself a declaration introduces as names of their own: re-export aliases
    * (`export { Base as WidgetBase } from './base'`, `export * as util from './util'`). They are recorded where they are
    * spelled (`Chunk.symbolRanges`) so that the alias is found, first, at its name.
