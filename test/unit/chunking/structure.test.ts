@@ -56,6 +56,10 @@ describe('chunking: structure', () => {
       assert.ok(decl, `${lang}: declaration chunk`);
       assert.ok(chunks.indexOf(decl) <= 1, `${lang}: declaration before members`);
       assert.doesNotMatch(decl.content, /total - 100/, `${lang}: member bodies elided`);
+      // the first member's header whole in the outline (a body that starts at its first statement, Python's and
+      // Ruby's, had its first character cut off into the header: "class Big(Base):\n    d\nef run0…")
+      assert.match(decl.content, /\b(run0|Run0)\b/, `${lang}: ${JSON.stringify(decl.content.slice(0, 120))}`);
+      assert.ok(decl.content.split('\n').every((line) => !/^\s*[A-Za-z]$/.test(line)), `${lang}: no line cut to one letter: ${JSON.stringify(decl.content.slice(0, 120))}`);
       const m = chunks.find((c) => c.symbol === member);
       assert.ok(m, `${lang}: member chunk ${member} in ${chunks.map((c) => c.symbol).join(',')}`);
       assert.equal(m!.container, 'Big', lang);

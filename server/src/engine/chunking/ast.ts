@@ -425,7 +425,18 @@ export class AstChunker {
     const t = this.text;
     const parts: string[] = [];
     const firstStart = members.length > 0 ? Math.max(body.startIndex, this.src.lineStartOf(members[0].start)) : body.endIndex;
-    const headEnd = members.length > 0 && firstStart > body.startIndex ? firstStart : Math.min(body.startIndex + 1, body.endIndex);
+    // where the header ends: before the first member's line (a `{` body whose members start on later lines), else
+    // after the body's opening delimiter (`{`), or — a body that starts at its first statement (Python's block, Ruby's
+    // body_statement) — at the start of that statement's line: cutting one character into the body there had split
+    // the first member's text ("class PyJWS:\n    h\neader_typ = …")
+    const startsAtStatement = /[\p{L}\p{N}_$@#"'`]/u.test(t[body.startIndex] ?? '');
+    const statementLine = this.src.lineStartOf(body.startIndex);
+    const headEnd =
+      members.length > 0 && firstStart > body.startIndex
+        ? firstStart
+        : startsAtStatement
+          ? statementLine > piece.start ? statementLine : body.startIndex
+          : Math.min(body.startIndex + 1, body.endIndex);
     parts.push(t.slice(piece.start, headEnd).replace(/\s+$/, ''));
     let prevEnd = headEnd;
     for (const m of members) {

@@ -19,6 +19,7 @@
  *   8: text windows (Markdown sections, plain text, prose comments, conversation phases) under `minTokens` (at most a
  *      quarter of the target) join a neighbour (a section's last line was a unit of its own after a full window);
  *      Python declarations inside `if`/`try`/`with` blocks (`if has_crypto:`, `if TYPE_CHECKING:`) are units of their
- *      own (the whole block was one unnamed chunk).
+ *      own (the whole block was one unnamed chunk); the outline of a class whose body starts at its first statement
+ *      (Python, Ruby) no longer cuts that statement's first character into the header.
  */
 export const CHUNKER_VERSION = 8;
