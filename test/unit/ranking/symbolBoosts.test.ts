@@ -221,6 +221,11 @@ describe('collapse-pieces filter', () => {
     const cands = [candidate(method, 5), candidate(second, 4.5), candidate(first, 4), candidate(other, 3)];
     const out = collapsePiecesStage.apply(stageContext('exit the process after an error'), cands);
     assert.deepEqual(out.map((c) => c.id), [method.id, 'piece-2', 'typings'], 'the higher piece stays; a declaration elsewhere is another result');
+    // the parts of a function or macro cut at statement boundaries: other lines, the same name position
+    const part = (id: string, startLine: number, endLine: number) => ({ ...chunk({ id, kind: 'function', name: '__parse_ensure', path: 'src/ensure.rs', startLine, endLine, content: `part ${id}` }), nameRange: { line: 105, column: 14, endLine: 105, endColumn: 28 } });
+    const bail = { ...chunk({ id: 'bail', kind: 'function', name: 'bail', path: 'src/macros.rs', content: 'macro_rules! bail {}' }), nameRange: { line: 56, column: 14, endLine: 56, endColumn: 18 } };
+    const parts = [candidate(bail, 9), candidate(part('p1', 586, 748), 8), candidate(part('p2', 748, 781), 7), candidate(part('p3', 103, 276), 6)];
+    assert.deepEqual(collapsePiecesStage.apply(stageContext('bail'), parts).map((c) => c.id), ['bail', 'p1']);
     // nothing to collapse: the same list back
     const plain = [candidate(method, 5), candidate(other, 3)];
     assert.equal(collapsePiecesStage.apply(stageContext('x'), plain), plain);

@@ -55,14 +55,21 @@ export const excludeWordsStage: Stage = {
 };
 
 /**
- * One result per declaration: a declaration whose outline (its header and its members' headers) is over the chunk
- * size is stored as several pieces with the same name and the same lines, and two of them in one answer read as the
- * same result twice (a 2,700-line class took two of five places). The best-placed piece stays; the others go.
+ * One result per declaration: a declaration over the chunk size is stored as several pieces with the same name at the
+ * same place — an outline of a large class cut by lines (the same lines), a function or macro cut at statement
+ * boundaries (other lines) — and two of them in one answer read as the same result twice (a 2,700-line class took two
+ * of five places; four parts of one Rust macro filled places 2–5 of "bail"). The best-placed piece stays; the others
+ * go. Pieces are told by their file, kind, symbol and name position (units without a name: their lines).
  */
 export const collapsePiecesStage: Stage = {
   name: 'collapse-pieces',
   apply(_ctx, candidates) {
-    const keyOf = (c: Candidate) => (c.chunk ? `${c.path}\0${c.chunk.kind}\0${c.chunk.symbol}\0${c.chunk.startLine}\0${c.chunk.endLine}` : undefined);
+    const keyOf = (c: Candidate) => {
+      const ch = c.chunk;
+      if (!ch) return undefined;
+      const at = ch.symbol && ch.nameRange ? `${ch.nameRange.line}:${ch.nameRange.column}` : `${ch.startLine}-${ch.endLine}`;
+      return `${c.path}\0${ch.kind}\0${ch.symbol}\0${at}`;
+    };
     const first = new Map<string, Candidate>();
     for (const c of [...candidates].sort(compareCandidates)) {
       const key = keyOf(c);
