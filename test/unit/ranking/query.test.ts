@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { parseQuery, pathMatcher, expandChunkTypes } from '../../../server/src/engine/ranking/query';
+import { parseQuery, pathMatcher, expandChunkTypes, compoundWords, lexicalTerms } from '../../../server/src/engine/ranking/query';
+import { Bm25ConfigSchema } from '../../../server/src/engine/config/schema';
 
 describe('query parser', () => {
   it('extracts quoted phrases and keeps their words searchable', () => {
@@ -73,6 +74,18 @@ describe('query parser', () => {
     assert.equal(parseQuery('where do we retry failed uploads').target, null);
     assert.equal(parseQuery('functions that parse dates').target, null);
   });
+  it('joins a word and a particle that code writes as one word ("time out" → timeout), never a function word', () => {
+    assert.deepEqual(compoundWords('time out a request that gets no response'), ['timeout']);
+    assert.deepEqual(compoundWords('set up the logger and log in the user, then fall back'), ['setup', 'login', 'fallback']);
+    assert.deepEqual(compoundWords('how to do it in the file name'), [], 'no function word leads, and two content words stay apart');
+    assert.deepEqual(compoundWords('Time Out'), [], 'only plain lower-case words');
+    const weights = Bm25ConfigSchema.parse({}).fieldWeights;
+    const terms = lexicalTerms(parseQuery('time out a request'), weights);
+    const joined = terms.find((t) => t.field === 'body' && t.token === 'timeout');
+    assert.ok(joined, 'searched in the body');
+    assert.equal(joined!.weight, weights.natural.body * 0.5, 'at half weight');
+  });
+
   it('recognises a bare identifier (plain, dotted, ::)', () => {
     for (const t of ['getUserData', 'HTTPSConnection', 'Foo.bar', 'std::vector', 'user_manager', 'valid?', 'merge!', 'Hash#key?']) assert.equal(parseQuery(t).form, 'identifier', t);
     assert.equal(parseQuery('is it valid? yes').form, 'natural');

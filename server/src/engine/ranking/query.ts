@@ -276,6 +276,27 @@ export function pathMatcher(globs: readonly string[]): (path: string) => boolean
   return (path) => matchers.some((m) => m(path));
 }
 
+/** Particles that make one word with the verb or noun before them in code (`setup`, `timeout`, `login`, `callback`). */
+const PARTICLES = new Set(['up', 'out', 'in', 'on', 'back', 'down', 'off', 'over', 'away']);
+
+/**
+ * Adjacent words of a description that code writes as one word: a content word and a particle ("time out" →
+ * `timeout`, "set up", "log in", "call back", "look up", "fall back"). Only plain lower-case words of three letters
+ * or more lead; function words never do ("how to do" is not `todo`). Two content words are left apart ("test
+ * suites" joined matched other things than the suites the question meant).
+ */
+export function compoundWords(text: string): string[] {
+  const ws = text.split(/[^A-Za-z]+/).filter(Boolean);
+  const out: string[] = [];
+  for (let i = 0; i + 1 < ws.length; i++) {
+    const a = ws[i]!;
+    const b = ws[i + 1]!;
+    if (a !== a.toLowerCase() || b !== b.toLowerCase() || a.length < 3 || FUNCTION_WORDS.has(a)) continue;
+    if (PARTICLES.has(b)) out.push(a + b);
+  }
+  return [...new Set(out)];
+}
+
 /**
  * Per-field query terms with the weight profile of the query's form.
  * An identifier query matches the name fields by the WHOLE identifier only (a part such as `parcel` of
@@ -321,6 +342,9 @@ export function lexicalTerms(q: ParsedQuery, weights: { identifier: FieldWeights
     const whole = words(q.text).filter((word) => identifierParts(word).length > 1);
     if (q.target && !whole.includes(q.target.name)) whole.push(q.target.name);
     names(whole);
+    // two words that code spells as one ("time out" → timeout, "set up" → setup, "log in" → login), at half weight
+    const joined = compoundWords(q.text);
+    for (const field of ['name', 'symbols', 'body'] as const) push(field, joined, 0.5);
   }
   push('ident', identifierTokens(q.text));
   push('body', partTokens(q.text));
