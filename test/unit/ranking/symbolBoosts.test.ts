@@ -270,3 +270,20 @@ describe('callers-first contract', () => {
     assert.ok(alone.every((c) => (c.group ?? 0) === 0));
   });
 });
+
+describe('implements partition: a qualified target', () => {
+  it('"what implements io.Reader" takes no other package\'s Reader for the definition (bytes.Reader is a struct)', () => {
+    const bytesReader = chunk({ kind: 'struct', name: 'Reader', language: 'go', path: 'bytes/reader.go', content: 'type Reader struct {\n\ts []byte\n}' });
+    const impls = [1, 2, 3].map((i) => ({ ...candidate(chunk({ kind: 'struct', name: `Source${i}`, language: 'go', path: `pkg/s${i}.go`, content: `type Source${i} struct{}` }), 5), conformsTo: 'Reader' }));
+    const cands = [...impls, candidate(bytesReader, 4)];
+    const ctx = stageContext('what implements io.Reader', { reader: 40 });
+    protocolInTopStage.apply(ctx, symbolBoostStage.apply(ctx, cands));
+    assert.doesNotMatch(cands[3]!.explanation.join('\n'), /definition of io\.Reader/);
+    // io's own interface, when it is there, is the definition
+    const ioReader = chunk({ kind: 'interface', name: 'Reader', language: 'go', path: 'io/io.go', content: 'type Reader interface {\n\tRead(p []byte) (n int, err error)\n}' });
+    const withIo = [...[1, 2, 3].map((i) => ({ ...candidate(chunk({ kind: 'struct', name: `Source${i}`, language: 'go', path: `pkg/s${i}.go`, content: `type Source${i} struct{}` }), 5), conformsTo: 'Reader' })), candidate(bytesReader, 4), candidate(ioReader, 3)];
+    protocolInTopStage.apply(ctx, symbolBoostStage.apply(ctx, withIo));
+    assert.match(withIo[4]!.explanation.join('\n'), /definition of io\.Reader/);
+    assert.doesNotMatch(withIo[3]!.explanation.join('\n'), /definition of io\.Reader/);
+  });
+});

@@ -125,7 +125,14 @@ export const implementsPartitionStage: Stage = {
         c.score = floor * 0.999;
       }
     }
-    const found = candidates.filter((c) => isDefinitionOf(c, name));
+    let found = candidates.filter((c) => isDefinitionOf(c, name));
+    // a qualified target whose own declaration is not among the candidates (Go's `io.Reader` in a tree without the io
+    // package): a declaration of the name counts only where its file's folders hold the qualifier (package `io`:
+    // `io/io.go`), never another package's type of the same name (`bytes.Reader` is a struct, not io's interface)
+    if (!ownDecl && wanted.length >= 2) {
+      const qualifier = wanted[wanted.length - 2]!;
+      found = found.filter((c) => c.path.toLowerCase().split('/').slice(0, -1).includes(qualifier));
+    }
     // the project's own declaration before a test file's (a test that re-declares or augments the type: zod's
     // `declare module "zod/v4" { interface ZodType … }` in a test beside the real `abstract class ZodType`)
     const outsideTests = found.filter((c) => !isTestPath(c.path));
