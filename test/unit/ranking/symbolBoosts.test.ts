@@ -287,21 +287,3 @@ describe('implements partition: a qualified target', () => {
     assert.doesNotMatch(withIo[3]!.explanation.join('\n'), /definition of io\.Reader/);
   });
 });
-
-describe('implements partition: Go names resolve within their package', () => {
-  it('zip.ReadCloser embeds zip\'s Reader (no io.Reader), not tar\'s unexported reader that embeds io.Reader', () => {
-    const go = (name: string, path: string, conformances: string[], content: string) => chunk({ kind: 'struct', name, language: 'go', path, conformances, content });
-    const tarReader = go('reader', 'archive/tar/reader_test.go', ['io.Reader'], 'type reader struct{ io.Reader }');
-    const zipReader = go('Reader', 'archive/zip/reader.go', [], 'type Reader struct {\n\tr io.ReaderAt\n}');
-    const readCloser = go('ReadCloser', 'archive/zip/reader.go', ['Reader'], 'type ReadCloser struct {\n\tf *os.File\n\tReader\n}');
-    const bufReader = go('Reader', 'bufio/bufio.go', ['io.Reader'], 'type Reader struct {\n\tbuf []byte\n\trd io.Reader\n}');
-    const cands = [candidate(tarReader, 5), candidate(readCloser, 5), candidate(zipReader, 4), candidate(bufReader, 3)];
-    const ctx = stageContext('what implements io.Reader', { reader: 40 });
-    protocolInTopStage.apply(ctx, symbolBoostStage.apply(ctx, cands));
-    const why = (c: ReturnType<typeof chunk>) => cands.find((x) => x.id === c.id)!.explanation.join('\n');
-    assert.match(why(readCloser), /extends Reader \(the nearer Reader\), not io\.Reader/);
-    assert.doesNotMatch(why(readCloser), /which implements io\.Reader/);
-    assert.match(why(tarReader), /implements io\.Reader: listed with the implementations/);
-    assert.match(why(bufReader), /implements io\.Reader: listed with the implementations/);
-  });
-});

@@ -59,28 +59,15 @@ const endsWithSegments = (name: string[], suffix: string[]): boolean =>
  * when that one implements the target (it follows the direct implementations), else it is no implementation of the
  * target. Nothing changes for an unqualified target, or when no nearer declaration is among the candidates.
  */
-/**
- * Whether a name written in `c` can mean the declaration `hit`: Go writes another package's type qualified (`io.Reader`),
- * so an unqualified `Reader` is one of its own package — its folder — (zip's `ReadCloser` embeds zip's `Reader`, not
- * tar's `reader`); Go names are also case-sensitive. Other languages nest their names in the symbol (the scopes above).
- */
-function samePackage(c: Candidate, hit: Candidate): boolean {
-  if (c.chunk?.language !== 'go') return true;
-  const dir = (p: string) => p.slice(0, p.lastIndexOf('/') + 1);
-  return dir(c.path) === dir(hit.path) && c.chunk.conformances.some((x) => lastSegment(x) === hit.chunk!.name);
-}
-
 function resolveQualified(target: string, name: string, candidates: Candidate[], impls: Candidate[]): Candidate[] {
   const wanted = segmentsOf(target);
   if (wanted.length < 2) return impls;
-  const declared = new Map<string, Candidate[]>();
+  const declared = new Map<string, Candidate>();
   for (const c of candidates) {
     const chunk = c.chunk;
     if (!chunk || !TYPE_DECLARATION_KINDS.has(chunk.kind) || chunk.kind === 'extension' || chunk.name.toLowerCase() !== name) continue;
     const key = segmentsOf(chunk.symbol).join('.');
-    const list = declared.get(key);
-    if (list) list.push(c);
-    else declared.set(key, [c]);
+    if (!declared.has(key)) declared.set(key, c);
   }
   const out: Candidate[] = [];
   for (const c of impls) {
@@ -92,16 +79,16 @@ function resolveQualified(target: string, name: string, candidates: Candidate[],
     }
     const scope = segmentsOf(chunk.symbol).slice(0, -1);
     let resolved: string[] | undefined;
-    let via: Candidate | undefined;
     for (let i = scope.length; i >= 0 && !resolved; i--) {
       const key = [...scope.slice(0, i), ...written];
-      via = declared.get(key.join('.'))?.find((hit) => hit !== c && samePackage(c, hit));
-      if (via) resolved = key;
+      const hit = declared.get(key.join('.'));
+      if (hit && hit !== c) resolved = key;
     }
-    if (!resolved || !via || endsWithSegments(resolved, wanted)) {
+    if (!resolved || endsWithSegments(resolved, wanted)) {
       out.push(c);
       continue;
     }
+    const via = declared.get(resolved.join('.'))!;
     if (impls.includes(via)) {
       c.conformsVia = via.chunk!.symbol;
       c.explanation.push(`extends ${via.chunk!.symbol} (the nearer ${chunk.conformances.find((x) => segmentsOf(x).join('.') === written.join('.'))}), which implements ${target}`);
