@@ -139,6 +139,56 @@ describe('chunking: structure', () => {
     assert.ok(chunks.some((c) => c.content.includes('if __name__ == "__main__":')), 'a block without declarations stays in the file\'s glue');
   });
 
+  it('C/C++ headers: declarations inside include guards, #ifdef branches, extern "C" and macro namespace wrappers are units of their own', async () => {
+    const header = [
+      '#ifndef GEO_H',
+      '#define GEO_H',
+      '',
+      '#include <stddef.h>',
+      '',
+      '#ifdef __cplusplus',
+      'extern "C" {',
+      '#endif',
+      '',
+      '/* Adds two numbers. */',
+      'int geo_add(int a, int b) {',
+      '  return a + b;',
+      '}',
+      '',
+      'struct geo_point {',
+      '  int x;',
+      '  int y;',
+      '};',
+      '',
+      '#ifdef _WIN32',
+      'static int geo_platform(void) { return 1; }',
+      '#else',
+      'static int geo_platform(void) { return 2; }',
+      '#endif',
+      '',
+      '#ifdef __cplusplus',
+      '}',
+      '#endif',
+      '',
+      '#endif  // GEO_H',
+      '',
+    ].join('\n');
+    for (const lang of ['c', 'cpp']) {
+      const chunks = await chunk(lang, 'geo.h', header);
+      const named = chunks.filter((c) => c.kind !== 'code').map((c) => `${c.kind} ${c.symbol}`);
+      for (const want of ['function geo_add', 'struct geo_point']) assert.ok(named.includes(want), `${lang}: ${want} in ${named.join(', ')}`);
+      // the two branches' definitions share a name: one unit, as overloads do
+      const platform = chunks.filter((c) => c.symbol === 'geo_platform');
+      assert.ok(platform.length >= 1 && platform.some((c) => c.content.includes('return 1;')) && platform.some((c) => c.content.includes('return 2;')), `${lang}: both platform branches`);
+      assert.ok(chunks[0]!.content.startsWith('#ifndef GEO_H'), `${lang}: the guard's own line stays with the first unit`);
+    }
+    // a namespace opened and closed by a macro on a line of its own (fmt, abseil, nlohmann): the grammar cannot read it
+    const cpp = '#pragma once\n\nFMT_BEGIN_NAMESPACE\n\ntemplate <typename T> class basic_memory_buffer {\n public:\n  void grow(size_t size) {}\n};\n\nFMT_END_NAMESPACE\n';
+    const chunks = await chunk('cpp', 'format.h', cpp);
+    assert.ok(chunks.some((c) => c.kind === 'class' && c.symbol === 'basic_memory_buffer'), chunks.map((c) => `${c.kind} ${c.symbol}`).join(', '));
+    assert.ok(chunks.some((c) => c.content.includes('FMT_BEGIN_NAMESPACE')), 'the macro lines stay in the chunks\' text');
+  });
+
   it('keeps definitions of 40+ tokens and every type declaration as their own main symbol', async () => {
     const fn = (n: string) => `export function ${n}(items: number[], factor: number): number {\n  let total = 0;\n  for (const item of items) {\n    total += item * factor;\n  }\n  return total;\n}\n`;
     const code = `${fn('first')}\nexport interface Tiny { a: number }\n${fn('second')}\ntype Small = string;\n`;

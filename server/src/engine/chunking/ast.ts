@@ -57,6 +57,9 @@ interface DefInfo {
   extras: DraftSymbol[];
 }
 
+/** A line that only closes a block: blank, `#endif` / `#else` (with a comment), closing brackets. */
+const CLOSER_LINE = /^\s*(#\s*(endif|else)\b.*)?[\s})\];]*$/;
+
 interface Piece {
   start: number;
   end: number;
@@ -191,15 +194,28 @@ export class AstChunker {
 
   private sequence(nodes: Node[], ctx: Ctx): Piece[] {
     const pieces: Piece[] = [];
-    const flat: Node[] = [];
+    const flat: Array<Node | { start: number; end: number }> = [];
     const flatten = (list: Node[]) => {
       for (const n of list) {
-        if (n.type === 'ERROR' || (this.lang.memberGroups ?? []).includes(n.type) || this.blockOfDefinitions(n)) flatten(named(n));
-        else flat.push(n);
+        if (n.type === 'ERROR' || (this.lang.memberGroups ?? []).includes(n.type)) flatten(named(n));
+        else if (this.blockOfDefinitions(n)) {
+          // a block read through keeps its own text (`#ifndef FOO_H`, `if has_crypto:`, `#endif`) as glue around what it holds
+          const kids = named(n);
+          const from = kids.length ? kids[0]!.startIndex : n.endIndex;
+          if (from > n.startIndex) flat.push({ start: n.startIndex, end: from });
+          flatten(kids);
+          const to = kids.length ? kids[kids.length - 1]!.endIndex : n.endIndex;
+          // (a closing `#endif` or brace alone is not worth a unit of its own)
+          if (n.endIndex > to && !this.text.slice(to, n.endIndex).split('\n').every((l) => CLOSER_LINE.test(l))) flat.push({ start: to, end: n.endIndex });
+        } else flat.push(n);
       }
     };
     flatten(nodes);
     for (const node of flat) {
+      if (!('type' in node)) {
+        pieces.push(this.gapPiece(node.start, node.end));
+        continue;
+      }
       const found = this.resolveDef(node);
       let piece: Piece | null = null;
       if (found && !(ctx.inType && found.kind === 'variable')) piece = this.defPiece(node, found.node, found.rule, found.kind, ctx);
@@ -229,6 +245,11 @@ export class AstChunker {
         return blocks.includes(c.type) && holds(c, depth + 1);
       });
     return holds(node, 0);
+  }
+
+  /** Glue that is a block's own text around what it holds (no node of its own: no references). */
+  private gapPiece(start: number, end: number): Piece {
+    return { start, end, tokens: this.src.tokensIn(start, end), nodes: [], headerEnd: end, isComment: false, isImport: false, isTestCall: false };
   }
 
   private gluePiece(node: Node): Piece {

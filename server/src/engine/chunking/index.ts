@@ -52,7 +52,7 @@ async function astDrafts(input: ChunkInput, grammar: string, src: SourceText, co
   try {
     const language = await loadGrammar(grammar);
     if (!language) return null;
-    const tree = parserFor(grammar, language).parse(input.content);
+    const tree = parserFor(grammar, language).parse(definition.parseText ? definition.parseText(input.content) : input.content);
     if (!tree) return null;
     try {
       return splitProseComments(new AstChunker(definition, input.path, src, tree, config).chunk(), src, input.language, config);

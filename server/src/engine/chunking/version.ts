@@ -20,6 +20,8 @@
  *      quarter of the target) join a neighbour (a section's last line was a unit of its own after a full window);
  *      Python declarations inside `if`/`try`/`with` blocks (`if has_crypto:`, `if TYPE_CHECKING:`) are units of their
  *      own (the whole block was one unnamed chunk); the outline of a class whose body starts at its first statement
- *      (Python, Ruby) no longer cuts that statement's first character into the header.
+ *      (Python, Ruby) no longer cuts that statement's first character into the header; C/C++ declarations inside
+ *      include guards, `#ifdef` branches and `extern "C"` blocks are units of their own (a header was one unnamed chunk),
+ *      and a line that is only an upper-case macro (`FMT_BEGIN_NAMESPACE`) is blanked for the parser.
  */
 export const CHUNKER_VERSION = 8;

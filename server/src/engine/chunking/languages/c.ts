@@ -28,8 +28,23 @@ function taggedKind(n: Node) {
   return n.type === 'enum_specifier' ? ('enum' as const) : ('struct' as const);
 }
 
+/**
+ * A line that is nothing but an upper-case macro name (with an optional `;`): namespace and export wrappers
+ * (`FMT_BEGIN_NAMESPACE`, `ABSL_NAMESPACE_BEGIN`, `FMT_MODULE_EXPORT_BEGIN`), class markers (`Q_OBJECT`). Blanked for the
+ * parser (spaces: the same length, so offsets, lines and the chunks' text stay the file's).
+ */
+const LONE_MACRO_LINE = /^[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]*;?[ \t]*$/gm;
+
+export function blankLoneMacros(text: string): string {
+  return text.replace(LONE_MACRO_LINE, (line) => ' '.repeat(line.length));
+}
+
 export const c: LanguageDefinition = {
   id: 'c',
+  parseText: blankLoneMacros,
+  // include guards (`#ifndef FOO_H` … `#endif` around a whole header), platform branches and `extern "C" { … }`
+  // hold declarations: read through them (a header was one unnamed chunk)
+  definitionBlocks: ['preproc_ifdef', 'preproc_if', 'preproc_else', 'preproc_elif', 'preproc_elifdef', 'linkage_specification', 'declaration_list'],
   definitions: {
     function_definition: { kind: 'function', name: (n) => declaratorName(field(n, 'declarator'))?.text ?? null },
     struct_specifier: { kind: taggedKind },

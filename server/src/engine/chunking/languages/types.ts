@@ -69,6 +69,12 @@ export interface LanguageDefinition {
   /** Statement list inside a callable body when the body wraps it (Swift/Kotlin `statements`). */
   statementContainers?: string[];
   /**
+   * The text handed to the parser instead of the file's (the same length, so every offset is the file's): C and C++
+   * blank a line that is nothing but a macro's name (`FMT_BEGIN_NAMESPACE`, `NLOHMANN_JSON_NAMESPACE_BEGIN`,
+   * `Q_OBJECT`), which the grammar cannot read and which otherwise turns everything after it into one error node.
+   */
+  parseText?: (text: string) => string;
+  /**
    * Statements whose blocks may hold declarations (Python's `if TYPE_CHECKING:`, `if has_crypto:`, `try: … except
    * ImportError:`): one that holds a function or class is read as the statements it holds, so each declaration inside
    * is a unit of its own instead of the whole block being one unnamed chunk.
