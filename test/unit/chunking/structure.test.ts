@@ -187,6 +187,13 @@ describe('chunking: structure', () => {
     const chunks = await chunk('cpp', 'format.h', cpp);
     assert.ok(chunks.some((c) => c.kind === 'class' && c.symbol === 'basic_memory_buffer'), chunks.map((c) => `${c.kind} ${c.symbol}`).join(', '));
     assert.ok(chunks.some((c) => c.content.includes('FMT_BEGIN_NAMESPACE')), 'the macro lines stay in the chunks\' text');
+    // a C++ header named `.h` (C by its extension) is read with the C++ grammar; its chunks keep the file's language
+    const asC = await chunk('c', 'include/fmt/format.h', cpp);
+    assert.ok(asC.some((c) => c.kind === 'class' && c.symbol === 'basic_memory_buffer'), asC.map((c) => `${c.kind} ${c.symbol}`).join(', '));
+    assert.ok(asC.every((c) => c.language === 'c'));
+    // a plain C header stays C (its `extern "C"` guard for C++ callers is no C++ of its own)
+    const plainC = await chunk('c', 'geo.h', '#ifdef __cplusplus\nextern "C" {\n#endif\nint geo_add(int a, int b);\nstruct geo_point { int x; int y; };\n#ifdef __cplusplus\n}\n#endif\n');
+    assert.ok(plainC.some((c) => c.symbol === 'geo_point'), plainC.map((c) => `${c.kind} ${c.symbol}`).join(', '));
   });
 
   it('keeps definitions of 40+ tokens and every type declaration as their own main symbol', async () => {

@@ -33,12 +33,24 @@ export async function initChunking(): Promise<void> {
   await initParser();
 }
 
+/**
+ * C++ written in a `.h` header (fmt, Qt, LLVM name their C++ headers so): classes, namespaces, templates or access
+ * specifiers at the start of a line. `.h` is C by its extension, and the C grammar cannot read them.
+ */
+const CPP_IN_HEADER = /^[ \t]*(namespace(\s+[\w:]+)?\s*\{|class\s+\w+[^;{]*\{|template\s*<|(public|private|protected)\s*:)/m;
+
+/** The grammar and definitions a file is read with: its language's, or C++'s for a C++ header named `.h`. */
+function parsingLanguage(input: ChunkInput): string {
+  return input.language === 'c' && input.path.endsWith('.h') && CPP_IN_HEADER.test(input.content) ? 'cpp' : input.language;
+}
+
 export async function chunkFile(input: ChunkInput, config: ChunkingConfig): Promise<Chunk[]> {
   const src = new SourceText(input.content);
-  const info = languageById(input.language);
+  const parsing = parsingLanguage(input);
+  const info = languageById(parsing);
   let drafts: ChunkDraft[] | null = null;
   if (input.language === REASONING_LANGUAGE) return finalizeChunks(input.path, input.language, src, chunkPatternLog(src));
-  if (info?.grammar) drafts = await astDrafts(input, info.grammar, src, config);
+  if (info?.grammar) drafts = await astDrafts({ ...input, language: parsing }, info.grammar, src, config);
   if (!drafts && info?.textChunker === 'markdown') drafts = chunkConversation(src, input.path, config) ?? chunkMarkdown(src, config);
   if (!drafts && info?.textChunker === 'asciidoc') drafts = chunkMarkdown(src, config, asciidocHeadings);
   if (!drafts && info?.textChunker === 'rst') drafts = chunkMarkdown(src, config, rstHeadings);

@@ -22,6 +22,7 @@
  *      own (the whole block was one unnamed chunk); the outline of a class whose body starts at its first statement
  *      (Python, Ruby) no longer cuts that statement's first character into the header; C/C++ declarations inside
  *      include guards, `#ifdef` branches and `extern "C"` blocks are units of their own (a header was one unnamed chunk),
- *      and a line that is only an upper-case macro (`FMT_BEGIN_NAMESPACE`) is blanked for the parser.
+ *      and a line that is only an upper-case macro (`FMT_BEGIN_NAMESPACE`) is blanked for the parser; a `.h` header
+ *      that holds C++ is read with the C++ grammar.
  */
 export const CHUNKER_VERSION = 8;
