@@ -63,6 +63,11 @@ for (const cfg of RANKING_CONFIGURATIONS) {
       assert.ok(mem.explanation.some((l) => l.startsWith('conformance index: MemorySource satisfies as a pointer')), mem.explanation.join('\n'));
       const file = ms[rankOf(ms, 'FileSource', 'struct')];
       assert.ok(file.explanation.some((l) => l.startsWith('conformance index: FileSource satisfies (its method set')), file.explanation.join('\n'));
+      // CountingSource's Read is promoted from its embedded *MemorySource: a wrapper, after the types that implement Reader themselves
+      const counting = rankOf(ms, 'CountingSource', 'struct');
+      assert.ok(counting > rankOf(ms, 'FileSource', 'struct') && counting > rankOf(ms, 'MemorySource', 'struct'), `the wrapper after the direct implementations:\n${top}`);
+      assert.ok(ms[counting].explanation.some((l) => l.startsWith('conformance index: CountingSource satisfies (every method promoted from an embedded field)')), ms[counting].explanation.join('\n'));
+      assert.match(ms[counting].why ?? '', /implements `Reader` through an embedded field/);
     });
 
     it('embedded interfaces and promoted methods: SizedReader (Reader + Sizer) is implemented by MemorySource and CountingSource only', async () => {

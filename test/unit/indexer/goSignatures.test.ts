@@ -222,8 +222,8 @@ describe('Go signatures: the join', () => {
       'Bytes Reader implicit-pointer',
       'Bytes WriterTo implicit-pointer',
       'File Reader implicit',
-      'Wrapper Reader implicit',
-      'Wrapper WriterTo implicit',
+      'Wrapper Reader implicit-embedded',
+      'Wrapper WriterTo implicit-embedded',
     ]);
   });
 

@@ -21,6 +21,9 @@ export interface ActivationFacts {
   git?: { status: 'tracked' | 'untracked' | 'unavailable'; commits: number; lastModifiedMs: number; computedAt?: number };
 }
 
+/** `Candidate.conformsVia` of a Go type that satisfies X only through methods promoted from an embedded field. */
+export const EMBEDDED_FIELD = 'an embedded field';
+
 export interface Candidate {
   id: string;
   path: string;
@@ -36,7 +39,10 @@ export interface Candidate {
   dense?: { similarity: number; rank: number };
   /** Found through the conformance index ("what implements X"). */
   conformsTo?: string;
-  /** Set when the conformance is indirect: the sub-interface or superclass in between (`DescribedPolicy`). */
+  /**
+   * Set when the conformance is indirect: the sub-interface or superclass in between (`DescribedPolicy`), or
+   * `EMBEDDED_FIELD` for a Go type whose every method of X is promoted from an embedded field.
+   */
   conformsVia?: string;
   /**
    * Ordering group, ascending, set by the contract partitions (seed 001: results containing every quoted phrase

@@ -9,7 +9,7 @@ import type { LexicalHit, LexicalIndex } from '../store/lexical/lexicalIndex';
 import type { VectorStore } from '../store/vectorStore';
 import type { EmbeddingProvider } from '../embedding/types';
 import type { Bm25Config, RetrievalConfig, FieldWeights } from '../config/schema';
-import type { Candidate } from '../ranking/candidate';
+import { EMBEDDED_FIELD, type Candidate } from '../ranking/candidate';
 import type { ParsedQuery } from '../ranking/query';
 import { lexicalTerms } from '../ranking/query';
 import type { SearchStrategy } from '../api/results';
@@ -153,9 +153,11 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
     if (!rows.length && name === name.toLowerCase()) rows = await ctx.store.conformancesOf(name[0]!.toUpperCase() + name.slice(1));
     const have = new Set(candidates.map((c) => c.id));
     const base = Math.max(0, ...candidates.map((c) => c.score));
-    for (const { row: r, via } of await withIndirectConformers(ctx.store, rows)) {
+    for (const { row: r, via: through } of await withIndirectConformers(ctx.store, rows)) {
       if (!accept(r.path)) continue;
-      const how = via ? `${r.typeName} ${conformanceVerb(r.kind)} ${via}, which conforms to ${name}` : `${r.typeName || r.kind} ${conformanceVerb(r.kind)} ${name}`;
+      const how = through ? `${r.typeName} ${conformanceVerb(r.kind)} ${through}, which conforms to ${name}` : `${r.typeName || r.kind} ${conformanceVerb(r.kind)} ${name}`;
+      // a Go wrapper whose methods are all promoted from an embedded field conforms through that field
+      const via = through ?? (r.kind === 'implicit-embedded' ? EMBEDDED_FIELD : undefined);
       const existing = candidates.find((c) => c.id === r.chunkId);
       if (existing) {
         if (existing.conformsTo === undefined && (via || r.kind.startsWith('implicit'))) existing.explanation.push(`conformance index: ${how}`);
@@ -236,6 +238,7 @@ function conformanceVerb(kind: string): string {
   if (kind === 'implicit') return 'satisfies (its method set has every method of)';
   if (kind === 'implicit-pointer') return 'satisfies as a pointer (the method set of *T has every method of)';
   if (kind === 'implicit-interface') return 'satisfies (an interface whose methods include those of)';
+  if (kind === 'implicit-embedded') return 'satisfies (every method promoted from an embedded field)';
   return 'conforms to';
 }
 

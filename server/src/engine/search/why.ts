@@ -4,7 +4,7 @@
  * "similar in meaning (no shared words)". The detailed, ranking-level account stays in `explanation` and
  * `score_breakdown` (for `--show-scores`, tooltips and agents).
  */
-import type { Candidate } from '../ranking/candidate';
+import { EMBEDDED_FIELD, type Candidate } from '../ranking/candidate';
 import type { ParsedQuery } from '../ranking/query';
 import { declaresName, lastNameSegment } from '../types';
 import { FUNCTION_WORDS, partTokens, stemOf } from '../tokenize/codeTokenizer';
@@ -55,7 +55,8 @@ export function whyOf(c: Candidate, query: ParsedQuery, words: readonly string[]
   } else if (target?.relation === 'implementations' && c.conformsTo !== undefined) {
     // an interface, protocol or trait that conforms refines X (it ranks with the other results): it extends it
     const verb = PROTOCOL_KINDS.has(chunk.kind) ? 'extends' : 'implements';
-    parts.push(c.conformsVia ? `${verb} \`${c.conformsTo}\` through \`${c.conformsVia}\`` : `${verb} \`${c.conformsTo}\``);
+    const via = c.conformsVia === EMBEDDED_FIELD ? ` through ${EMBEDDED_FIELD}` : c.conformsVia ? ` through \`${c.conformsVia}\`` : '';
+    parts.push(`${verb} \`${c.conformsTo}\`${via}`);
   } else if (target && chunk.name && chunk.name.toLowerCase() === lastNameSegment(target.name).toLowerCase()) {
     parts.push(`defines \`${chunk.symbol || chunk.name}\``);
   } else if (target?.relation === 'callers') {

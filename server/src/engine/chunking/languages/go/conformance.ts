@@ -4,7 +4,8 @@
  * promoted from embedded fields; an interface's is its methods plus those of embedded interfaces (`error` included).
  * A type implements an interface when its method set holds every method of the interface with a matching signature
  * (`signature.ts`): row kind 'implicit' when the value's method set does, 'implicit-pointer' when only the pointer's
- * does (pointer receivers), 'implicit-interface' for another interface (its method set is a superset).
+ * does (pointer receivers), 'implicit-interface' for another interface (its method set is a superset),
+ * 'implicit-embedded' when none of those methods is the type's own (all promoted from embedded fields: a wrapper).
  *
  * Skipped: interfaces without methods, interfaces with type terms (constraints), interfaces whose embedded
  * interfaces cannot be resolved in the index (their method set is unknown), pairs already declared explicitly
@@ -243,7 +244,15 @@ export function implicitConformances(files: Iterable<GoFileFacts>): ImplicitRow[
       if (t.key === iface.key || (samePackageOnly && t.dir !== iface.dir)) continue;
       const sets = candidateSets.get(t.key)!;
       if (!wanted.every(([m, sigs]) => satisfies(sets.pointer.get(m), sigs))) continue;
-      const kind: ImplicitKind = t.interface ? 'implicit-interface' : wanted.every(([m, sigs]) => satisfies(sets.value.get(m), sigs)) ? 'implicit' : 'implicit-pointer';
+      const mine = own.get(t.key)?.pointer;
+      const promotedOnly = !t.interface && !wanted.some(([m, sigs]) => satisfies(mine?.get(m), sigs));
+      const kind: ImplicitKind = t.interface
+        ? 'implicit-interface'
+        : promotedOnly
+          ? 'implicit-embedded'
+          : wanted.every(([m, sigs]) => satisfies(sets.value.get(m), sigs))
+            ? 'implicit'
+            : 'implicit-pointer';
       for (const decl of t.decls) {
         if (decl.explicit.includes(iface.name)) continue;
         const id = `${decl.chunkId}\0${iface.name}`;

@@ -49,6 +49,8 @@ const joins = new WeakMap<DerivedConformanceStore, { rows: ImplicitRow[]; files:
  */
 const FACTS_FILE = join('derived', 'go-facts.json');
 const FACTS_VERSION = 1;
+/** Change whenever what `implicitConformances` derives from the same facts changes (2: 'implicit-embedded' rows). */
+const JOIN_VERSION = 2;
 /** Stale files from which the facts file is rewritten (fewer are parsed again by the next process). */
 const SAVE_MIN_STALE = 32;
 
@@ -61,7 +63,7 @@ interface FactsImage {
    * process whose changed files all have the facts saved here (a comment, a function body) reuses it instead of
    * joining the whole index again (issue 21: ~100 ms and 70 MB of garbage of a one-file `quarry index` on the Go tree).
    */
-  join?: { rows: ImplicitRow[]; files: number };
+  join?: { rows: ImplicitRow[]; files: number; version?: number };
 }
 
 /**
@@ -86,7 +88,8 @@ function readSavedFacts(dir: string, goFiles: Map<string, string>): { cache: Map
       else complete = false; // a file gone since: the join needs computing again
     } else complete = false;
   }
-  const joined = complete && Array.isArray(image.join?.rows) && image.join.files === image.files.length ? image.join : undefined;
+  // a join made by another version of the join is made again (the facts stay good)
+  const joined = complete && Array.isArray(image.join?.rows) && image.join.files === image.files.length && image.join.version === JOIN_VERSION ? image.join : undefined;
   return { cache, join: joined };
 }
 
@@ -99,7 +102,7 @@ function saveFacts(dir: string, cache: Map<string, FactsEntry>, joined: FactsIma
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   try {
     mkdirSync(dirname(path), { recursive: true });
-    const image: FactsImage = { version: FACTS_VERSION, files: [...cache].map(([p, e]) => [p, e.token, e.facts]), ...(joined ? { join: joined } : {}) };
+    const image: FactsImage = { version: FACTS_VERSION, files: [...cache].map(([p, e]) => [p, e.token, e.facts]), ...(joined ? { join: { ...joined, version: JOIN_VERSION } } : {}) };
     writeFileSync(tmp, JSON.stringify(image));
     renameSync(tmp, path);
   } catch {

@@ -5,8 +5,13 @@
  */
 import type { ConformanceRow } from '../../../store/chunkStore';
 
-/** Conformance row kinds written by this pass (and only by it). */
-export const IMPLICIT_KINDS = ['implicit', 'implicit-pointer', 'implicit-interface'] as const;
+/**
+ * Conformance row kinds written by this pass (and only by it): 'implicit' (the value's method set has every method),
+ * 'implicit-pointer' (only the pointer's does), 'implicit-interface' (another interface, a superset), and
+ * 'implicit-embedded' (a type whose own methods provide none of them: every one is promoted from an embedded field, so
+ * it satisfies the interface through that field — a wrapper, ranked after the types that implement it themselves).
+ */
+export const IMPLICIT_KINDS = ['implicit', 'implicit-pointer', 'implicit-interface', 'implicit-embedded'] as const;
 export type ImplicitKind = (typeof IMPLICIT_KINDS)[number];
 
 /** A type named in an embedding: `Foo`, `*Foo`, `pkg.Foo` (type arguments dropped). */
