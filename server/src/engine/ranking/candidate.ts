@@ -117,6 +117,7 @@ export interface CandidateScorer {
   readonly id: string;
   /** Trained on lists where both channels served: a one-channel search keeps its order. */
   readonly needsBothChannels?: boolean;
+  /** Scores for these candidates, in their order: higher is more relevant, compared within this list only. */
   scoreCandidates?(query: ParsedQuery, candidates: readonly Candidate[]): number[];
   rerank(query: string, documents: string[], topK: number): Promise<Array<{ index: number; score: number }>>;
 }

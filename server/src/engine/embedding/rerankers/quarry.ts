@@ -40,7 +40,12 @@ export class QuarryReranker implements Reranker {
     return new QuarryReranker(model, dir, code);
   }
 
-  /** Relevance in (0, 1) per candidate, in their order. */
+  /**
+   * The model's relevance score per candidate, in their order: its logit, the listwise score it was trained on (only
+   * differences within one list mean anything). Not squashed into (0, 1): a sigmoid made the best candidates of a list,
+   * whose logits differ most, 0.999… alike (a Java class and its constructors all "1"), and the learned-scorer stage
+   * then took those differences for noise.
+   */
   scoreCandidates(query: ParsedQuery, candidates: readonly Candidate[]): number[] {
     if (this.stats.closed) throw new Error('quarry-rerank is closed');
     const t0 = performance.now();
@@ -48,7 +53,7 @@ export class QuarryReranker implements Reranker {
     try {
       const code = this.codeModel;
       const rows = rerankFeatures(query, candidates, code ? (t) => this.embedName(code, t) : undefined);
-      const out = rows.map((r) => 1 / (1 + Math.exp(-scoreRow(this.model, r))));
+      const out = rows.map((r) => scoreRow(this.model, r));
       this.stats.ok(t0);
       return out;
     } catch (e) {

@@ -89,8 +89,9 @@ export const learnedScorerStage: AsyncStage = {
     const w = ctx.scorerOptions?.weight ?? 1;
     // a candidate the reranker returned no score for ranks with its lowest score
     const floor = Math.min(...learned.filter((x) => Number.isFinite(x)));
-    // Differences under 1% of the scored range are below what the model resolves (its output saturates near 1 on
-    // several candidates): such near-ties keep the fused order rather than an arbitrary last digit.
+    // Differences under 1% of the scored range are below what the model resolves: such near-ties keep the fused order
+    // rather than an arbitrary last digit. (Quarry's model gives logits, where the best candidates stay apart; a
+    // probability-like scale squeezes them together near 1 and this rule then kept most of a page in the fused order.)
     const learnedNorm = minMax(learned.map((x) => (Number.isFinite(x) ? x : floor))).map((x) => Math.round(x * LEARNED_STEPS) / LEARNED_STEPS);
     const fusedNorm = minMax(head.map((c) => c.score));
     const key = head.map((_, i) => w * learnedNorm[i] + (1 - w) * fusedNorm[i]);
