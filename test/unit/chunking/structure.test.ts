@@ -196,6 +196,60 @@ describe('chunking: structure', () => {
     assert.ok(plainC.some((c) => c.symbol === 'geo_point'), plainC.map((c) => `${c.kind} ${c.symbol}`).join(', '));
   });
 
+  it('Rust: items inside item-level macro calls (feature gates, pin_project!) are units of their own; other macro calls are not unwrapped', async () => {
+    const src = [
+      'use std::marker::PhantomData;',
+      '',
+      'cfg_rt! {',
+      '    /// An owned permission to join on a task.',
+      '    pub struct JoinHandle<T> {',
+      '        raw: RawTask,',
+      '        _p: PhantomData<T>,',
+      '    }',
+      '',
+      '    cfg_net! {',
+      '        /// Connects to a peer.',
+      '        pub async fn connect(addr: &str) -> io::Result<TcpStream> {',
+      '            TcpStream::connect(addr).await',
+      '        }',
+      '    }',
+      '}',
+      '',
+      'pin_project! {',
+      '    #[must_use = "futures do nothing unless you `.await` or poll them"]',
+      '    pub struct CopyBuf<\'a, R: ?Sized, W: ?Sized> {',
+      '        reader: &\'a mut R,',
+      '        writer: &\'a mut W,',
+      '    }',
+      '}',
+      '',
+      'mod inner {',
+      '    cfg_fs! {',
+      '        pub fn read_file(path: &str) -> String { String::new() }',
+      '    }',
+      '}',
+      '',
+      '// a macro call whose braces hold no items is left as it is',
+      'forward_to_deserialize_any! {',
+      '    bool i8 i16 string bytes',
+      '}',
+      '',
+      'impl<T> Unpin for JoinHandle<T> {}',
+      '',
+    ].join('\n');
+    const chunks = await chunk('rust', 'src/join.rs', src);
+    const named = chunks.map((c) => `${c.kind} ${c.symbol}`);
+    for (const want of ['struct JoinHandle', 'function connect', 'struct CopyBuf', 'function inner.read_file', 'impl JoinHandle']) {
+      assert.ok(named.includes(want), `${want} in ${named.join(', ')}`);
+    }
+    const handle = chunks.find((c) => c.kind === 'struct' && c.symbol === 'JoinHandle')!;
+    assert.ok(handle.content.includes('/// An owned permission') && handle.doc?.includes('An owned permission'), handle.content);
+    // the macro's own lines stay in the chunks' text (the parser alone saw them blanked)
+    assert.ok(chunks.some((c) => c.content.includes('cfg_rt! {')), named.join(', '));
+    assert.ok(chunks.some((c) => c.content.includes('bool i8 i16 string bytes')), named.join(', '));
+    assert.equal(chunks.filter((c) => c.kind === 'impl').length, 1, `the impl after the macro calls is read as before: ${named.join(', ')}`);
+  });
+
   it('keeps definitions of 40+ tokens and every type declaration as their own main symbol', async () => {
     const fn = (n: string) => `export function ${n}(items: number[], factor: number): number {\n  let total = 0;\n  for (const item of items) {\n    total += item * factor;\n  }\n  return total;\n}\n`;
     const code = `${fn('first')}\nexport interface Tiny { a: number }\n${fn('second')}\ntype Small = string;\n`;

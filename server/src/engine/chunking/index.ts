@@ -64,8 +64,19 @@ async function astDrafts(input: ChunkInput, grammar: string, src: SourceText, co
   try {
     const language = await loadGrammar(grammar);
     if (!language) return null;
-    const tree = parserFor(grammar, language).parse(definition.parseText ? definition.parseText(input.content) : input.content);
+    const parser = parserFor(grammar, language);
+    let text = definition.parseText ? definition.parseText(input.content) : input.content;
+    let tree = parser.parse(text);
     if (!tree) return null;
+    for (let round = 0; round < 3 && definition.unwrapText; round++) {
+      const unwrapped = definition.unwrapText(tree.rootNode, text);
+      if (unwrapped === null || unwrapped === text) break;
+      const again = parser.parse(unwrapped);
+      if (!again) break;
+      tree.delete();
+      tree = again;
+      text = unwrapped;
+    }
     try {
       return splitProseComments(new AstChunker(definition, input.path, src, tree, config).chunk(), src, input.language, config);
     } finally {

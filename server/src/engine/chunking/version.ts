@@ -24,5 +24,7 @@
  *      include guards, `#ifdef` branches and `extern "C"` blocks are units of their own (a header was one unnamed chunk),
  *      and a line that is only an upper-case macro (`FMT_BEGIN_NAMESPACE`) is blanked for the parser; a `.h` header
  *      that holds C++ is read with the C++ grammar.
+ *   9: Rust items inside item-level macro calls whose braces hold items (`cfg_rt! { pub struct JoinHandle … }`,
+ *      `pin_project! { … }`) are units of their own (the call was one unnamed chunk).
  */
-export const CHUNKER_VERSION = 8;
+export const CHUNKER_VERSION = 9;

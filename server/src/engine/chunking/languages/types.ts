@@ -75,6 +75,13 @@ export interface LanguageDefinition {
    */
   parseText?: (text: string) => string;
   /**
+   * A second reading of a parsed file: the text with some constructs' own syntax blanked (same length, newlines kept)
+   * so that the declarations they wrap parse as declarations, or null when there is nothing to unwrap. Rust: an
+   * item-level macro call whose braces hold items (`cfg_rt! { pub struct JoinHandle … }`, `pin_project! { … }`) is read
+   * as those items. Applied again (up to three times) for wrappers inside wrappers; the chunk text keeps the original.
+   */
+  unwrapText?: (root: Node, text: string) => string | null;
+  /**
    * Statements whose blocks may hold declarations (Python's `if TYPE_CHECKING:`, `if has_crypto:`, `try: … except
    * ImportError:`): one that holds a function or class is read as the statements it holds, so each declaration inside
    * is a unit of its own instead of the whole block being one unnamed chunk.
