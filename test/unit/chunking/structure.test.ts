@@ -250,6 +250,40 @@ describe('chunking: structure', () => {
     assert.equal(chunks.filter((c) => c.kind === 'impl').length, 1, `the impl after the macro calls is read as before: ${named.join(', ')}`);
   });
 
+  it('JavaScript wrappers: a large IIFE/UMD module and an oversize function are read as the declarations they hold; a huge statement is cut under the maximum', async () => {
+    const fn = (n: string, extra = '') => [
+      `  /** ${n}: adds the numbers of a list after scaling each one, and clamps the total to the configured maximum. */`,
+      `  function ${n}(items, factor) {`,
+      '    var total = 0;',
+      '    for (var i = 0; i < items.length; i++) { total += items[i] * factor; }',
+      `    ${extra}return Math.min(total, LIMIT);`,
+      '  }',
+    ].join('\n');
+    const many = (prefix: string) => Array.from({ length: 12 }, (_, i) => fn(`${prefix}${i}`)).join('\n\n');
+    // a UMD module: the factory's body holds the library's functions
+    const umd = `;(function (root, factory) {\n  if (typeof define === 'function' && define.amd) define([], factory);\n  else root.Lib = factory();\n}(this, function () {\n  'use strict';\n  var LIMIT = 100;\n\n${many('sum')}\n\n  return { sum0: sum0 };\n}));\n`;
+    const umdChunks = await chunk('javascript', 'lib.js', umd);
+    const umdNamed = umdChunks.filter((c) => c.kind === 'function').map((c) => c.symbol);
+    assert.deepEqual(umdNamed, Array.from({ length: 12 }, (_, i) => `sum${i}`), umdChunks.map((c) => `${c.kind} ${c.symbol}`).join(', '));
+    assert.ok(umdChunks[0]!.content.startsWith(';(function (root, factory)'), 'the wrapper\'s own lines stay with the first unit');
+    // a small IIFE stays one unit
+    const small = await chunk('javascript', 'small.js', `(function () {\n${fn('only')}\n})();\n`);
+    assert.equal(small.length, 1, small.map((c) => `${c.kind} ${c.symbol}`).join(', '));
+    // a function over the hard maximum that holds functions (lodash's runInContext): its header, then its functions
+    const big = `var LIMIT = 100;\n\n/** Makes a new library bound to a context. */\nfunction runInContext(context) {\n  var Array = context.Array;\n  var count = 0;\n\n${many('helper')}\n\n  return { helper0: helper0 };\n}\n`;
+    const bigChunks = await chunk('javascript', 'big.js', big, { maxTokens: 600, targetTokens: 300, minTokens: 50 });
+    const bigNamed = bigChunks.map((c) => `${c.kind} ${c.symbol}`);
+    const outer = bigChunks.find((c) => c.symbol === 'runInContext')!;
+    assert.ok(outer && outer.doc.includes('Makes a new library') && outer.content.includes('var Array = context.Array'), bigNamed.join(', '));
+    for (let i = 0; i < 12; i++) assert.ok(bigNamed.includes(`function runInContext.helper${i}`), bigNamed.join(', '));
+    assert.ok(!bigNamed.some((n) => n.endsWith('.count') || n.endsWith('.Array')), `its local variables are no units: ${bigNamed.join(', ')}`);
+    // a statement over the maximum that wraps no declaration: parts under the maximum, not one huge unit
+    const table = `register({\n${Array.from({ length: 400 }, (_, i) => `  key${i}: { name: 'entry number ${i}', value: ${i}, note: 'a description of entry ${i}' },`).join('\n')}\n});\n`;
+    const parts = await chunk('javascript', 'table.js', table, { maxTokens: 600, targetTokens: 300, minTokens: 50 });
+    assert.ok(parts.length >= 10 && parts.every((c) => c.tokenCount <= 600), parts.map((c) => c.tokenCount).join(', '));
+    assert.ok(parts.map((c) => c.content).join('').includes('key399'), 'nothing is lost');
+  });
+
   it('keeps definitions of 40+ tokens and every type declaration as their own main symbol', async () => {
     const fn = (n: string) => `export function ${n}(items: number[], factor: number): number {\n  let total = 0;\n  for (const item of items) {\n    total += item * factor;\n  }\n  return total;\n}\n`;
     const code = `${fn('first')}\nexport interface Tiny { a: number }\n${fn('second')}\ntype Small = string;\n`;

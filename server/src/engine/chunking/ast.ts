@@ -207,7 +207,19 @@ export class AstChunker {
           const to = kids.length ? kids[kids.length - 1]!.endIndex : n.endIndex;
           // (a closing `#endif` or brace alone is not worth a unit of its own)
           if (n.endIndex > to && !this.text.slice(to, n.endIndex).split('\n').every((l) => CLOSER_LINE.test(l))) flat.push({ start: to, end: n.endIndex });
-        } else flat.push(n);
+        } else {
+          // a large statement that wraps declarations (an IIFE or UMD module: `(function () { function a() {} … })()`)
+          // is read as the statements of the function body it wraps, with the wrapper's own text as glue around them
+          const kids = this.wrappedStatements(n);
+          if (!kids) {
+            flat.push(n);
+            continue;
+          }
+          if (kids[0]!.startIndex > n.startIndex) flat.push({ start: n.startIndex, end: kids[0]!.startIndex });
+          flatten(kids);
+          const to = kids[kids.length - 1]!.endIndex;
+          if (n.endIndex > to && !this.text.slice(to, n.endIndex).split('\n').every((l) => CLOSER_LINE.test(l))) flat.push({ start: to, end: n.endIndex });
+        }
       }
     };
     flatten(nodes);
@@ -220,6 +232,9 @@ export class AstChunker {
       let piece: Piece | null = null;
       if (found && !(ctx.inType && found.kind === 'variable')) piece = this.defPiece(node, found.node, found.rule, found.kind, ctx);
       if (!piece) piece = this.gluePiece(node);
+      // a statement over the hard maximum that wraps no declaration (a 10,000-line object literal, a bundle's module
+      // table) is cut at statement boundaries like an oversize definition, never kept whole
+      if (!piece.def && !piece.frozen && piece.tokens > this.config.maxTokens) piece.frozen = this.oversizeGlue(piece, node);
       // a definition absorbs the comments / attributes it starts with
       if (piece.def || piece.frozen) {
         while (pieces.length > 0) {
@@ -231,6 +246,32 @@ export class AstChunker {
       pieces.push(piece);
     }
     return pieces;
+  }
+
+  /**
+   * The statements a large non-declaration wraps, when they include a function or class: the block reached by following
+   * the child that holds most of the text (the call's function, the UMD factory argument, its body), at most 8 levels
+   * down. Null for a statement under the target size (a small IIFE stays one unit), a definition, or one that wraps no
+   * declaration.
+   */
+  private wrappedStatements(node: Node): Node[] | null {
+    if (this.resolveDef(node) || this.src.tokensIn(node.startIndex, node.endIndex) <= this.config.targetTokens) return null;
+    return this.innerStatements(node);
+  }
+
+  /** The statements of the block that holds most of `node` (see `wrappedStatements`), when they include a declaration. */
+  private innerStatements(node: Node): Node[] | null {
+    const span = node.endIndex - node.startIndex;
+    let cur = node;
+    for (let depth = 0; depth < 8; depth++) {
+      const kids = named(cur);
+      if (cur !== node && kids.length >= 2 && kids.some((k) => this.resolveDef(k) && this.resolveDef(k)!.kind !== 'variable')) return kids;
+      let widest: Node | undefined;
+      for (const k of kids) if (!widest || k.endIndex - k.startIndex > widest.endIndex - widest.startIndex) widest = k;
+      if (!widest || (widest.endIndex - widest.startIndex) * 2 < span) return null;
+      cur = widest;
+    }
+    return null;
   }
 
   /** A statement of `definitionBlocks` that holds a function or class (through nested blocks of those kinds). */
@@ -356,9 +397,32 @@ export class AstChunker {
       );
     }
     if (tokens > this.config.maxTokens) {
-      piece.frozen = this.oversizeDrafts(piece);
+      piece.frozen = this.wrapperDrafts(piece) ?? this.oversizeDrafts(piece);
     }
     return piece;
+  }
+
+  /**
+   * A definition over the hard maximum whose body is mostly declarations of its own (lodash's 13,000-line
+   * `runInContext`, a revealing-module `var Lib = (function () { function a() {} … return { a }; })()`): its header is
+   * a unit (its name, doc and signature), and the statements it wraps are read as members — each function or class
+   * inside a unit of its own (`runInContext.chunk`), the other statements (its local variables included) glue — instead
+   * of parts cut every 4,000 tokens that all carry the outer name. Null when it wraps no declaration.
+   */
+  private wrapperDrafts(piece: Piece): ChunkDraft[] | null {
+    const def = piece.def!;
+    const inner = this.innerStatements(def.node);
+    if (!inner) return null;
+    const memberCtx: Ctx = { container: def.symbol, containerName: def.name, inType: false };
+    // its variables are the function's local state, not declarations of their own: glue between the members
+    const members = this.sequence(inner, memberCtx).map((m) => (m.def?.kind === 'variable' && !m.frozen ? { ...m, def: undefined } : m));
+    const last = inner[inner.length - 1]!.endIndex;
+    if (piece.end > last && !this.text.slice(last, piece.end).split('\n').every((l) => CLOSER_LINE.test(l))) members.push(this.gapPiece(last, piece.end));
+    // the header keeps the statements before the first member (its setup), while it stays under the target size
+    let head = inner[0]!.startIndex;
+    while (members.length > 1 && !members[0]!.def && !members[0]!.frozen && this.src.tokensIn(piece.start, members[0]!.end) <= this.config.targetTokens) head = members.shift()!.end;
+    const headDraft: ChunkDraft = { ...this.baseDraft(def, piece.start, head), references: this.references(piece.nodes, new Set(def.names), [], [piece.start, head]) };
+    return [headDraft, ...this.pack(members, true)];
   }
 
   /**
@@ -530,6 +594,18 @@ export class AstChunker {
       // the further names are listed once, with the first part
       ...(i > 0 ? { extraSymbols: undefined } : {}),
     }));
+  }
+
+  /** Parts (unnamed code, each under the hard maximum) of a statement over it: see `sequence`. */
+  private oversizeGlue(piece: Piece, node: Node): ChunkDraft[] {
+    return this.splitRange(piece.start, piece.end, named(node)).map(([s, e]): ChunkDraft => {
+      const line = this.src.firstNonBlankLine(s, e);
+      return {
+        kind: 'code', symbol: '', name: '', container: '', symbols: [], references: this.references([node], new Set(), [], [s, e]), conformances: [], doc: '', signature: '',
+        start: s, end: e, semanticClass: this.semanticClass('code', '', piece.isTestCall, piece.isImport), source: 'ast',
+        ...(line ? { nameStart: line[0], nameEnd: line[1] } : {}),
+      };
+    });
   }
 
   private splitRange(start: number, end: number, kids: Node[]): Array<[number, number]> {

@@ -25,6 +25,9 @@
  *      and a line that is only an upper-case macro (`FMT_BEGIN_NAMESPACE`) is blanked for the parser; a `.h` header
  *      that holds C++ is read with the C++ grammar.
  *   9: Rust items inside item-level macro calls whose braces hold items (`cfg_rt! { pub struct JoinHandle … }`,
- *      `pin_project! { … }`) are units of their own (the call was one unnamed chunk).
+ *      `pin_project! { … }`) are units of their own (the call was one unnamed chunk); a large statement that wraps
+ *      declarations (an IIFE or UMD module) is read as the declarations it holds, a definition over the hard maximum
+ *      that holds functions (lodash's `runInContext`) as its header and those functions (`runInContext.chunk`), and a
+ *      statement over the maximum that wraps none is cut under it (lodash.js was one chunk of 144,000 tokens).
  */
 export const CHUNKER_VERSION = 9;
