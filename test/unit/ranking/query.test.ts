@@ -95,6 +95,10 @@ describe('query parser', () => {
     assert.throws(() => parseQuery('"unclosed phrase'), /Unclosed quote/);
     assert.throws(() => parseQuery('x ""'), /Empty phrase/);
     assert.throws(() => parseQuery('x lang:'), /needs a value/);
+    // a filter word followed by a space and more words is prose (a doc sentence pasted as the query), not a filter
+    const prose = parseQuery('the node type: a string naming its kind');
+    assert.deepEqual(prose.filters.kinds, []);
+    assert.equal(prose.text, 'the node type: a string naming its kind');
     assert.throws(() => parseQuery('x lang:cobol'), /Unknown language 'cobol'.*Known languages: .*python/);
     assert.throws(() => parseQuery('x kind:functon'), /Invalid chunk type 'functon'\. Valid types: function, method, class, code, reasoning, knowledge .*Did you mean 'function'\?.*in kind:/);
     assert.throws(() => parseQuery('lang:python'), /has filters but nothing to search for/);

@@ -197,13 +197,20 @@ export function parseQuery(raw: string, intent?: string | null): ParsedQuery {
   const filters: QueryFilters = { languages: [], paths: [], kinds: [], excludes: [] };
   const phrases: string[] = [];
   const kept: string[] = [];
-  for (const tok of lex(raw)) {
+  const tokens = lex(raw);
+  for (const [at, tok] of tokens.entries()) {
     if (tok.kind === 'phrase') {
       phrases.push(tok.value);
       kept.push(tok.value);
       continue;
     }
     const m = tok.value.match(/^(lang|language|path|kind|type):(.*)$/i);
+    // "the error type: a string" (a sentence pasted from a doc comment): a filter word followed by a space and more
+    // words is prose, not a filter without its value (which, last in the query, is still an error that says so)
+    if (m && !m[2] && at < tokens.length - 1) {
+      kept.push(tok.value);
+      continue;
+    }
     if (m) {
       const key = m[1].toLowerCase();
       if (key === 'lang' || key === 'language') {
