@@ -19,8 +19,18 @@ async function order(scores: number[]): Promise<string[]> {
 }
 
 describe('learned scorer: near-ties keep the fused order', () => {
-  it('scores apart by more than 1% of the scored range reorder the list', async () => {
+  it('scores apart by more than 5% of the scored range reorder the list', async () => {
     assert.deepEqual(await order([0.2, 0.5, 0.9]), ['fusedThird', 'fusedSecond', 'fusedFirst']);
+    // logits (quarry-rerank's scale): 2 apart over a range of 8
+    assert.deepEqual(await order([-2, 4, 6]), ['fusedThird', 'fusedSecond', 'fusedFirst']);
+  });
+  it('logits within 5% of the scored range keep the fused order', async () => {
+    const cands = [candidate(fn('fusedFirst'), 4), candidate(fn('fusedSecond'), 3), candidate(fn('fusedThird'), 2), candidate(fn('weak'), 1)];
+    const strategy: Array<'HYBRID_SEARCH' | 'SEMANTIC_RERANK'> = ['HYBRID_SEARCH'];
+    // 7.9, 8.0 and 8.1 over a range from -2: 1–2% apart
+    const ctx = { ...stageContext('merge index segments'), scorer: fixed([7.9, 8.1, 8.0, -2]), scorerOptions: { candidates: 50, weight: 1 }, effects: { strategy, warnings: [] } };
+    const out = await learnedScorerStage.apply(ctx, cands);
+    assert.deepEqual([...out].sort((a, b) => b.score - a.score).map((c) => c.chunk!.name), ['fusedFirst', 'fusedSecond', 'fusedThird', 'weak']);
   });
   it('a saturated model (0.9990 vs 0.9995 vs 0.9992 over a range from 0.1) leaves those in the fused order', async () => {
     const cands = [candidate(fn('fusedFirst'), 4), candidate(fn('fusedSecond'), 3), candidate(fn('fusedThird'), 2), candidate(fn('weak'), 1)];

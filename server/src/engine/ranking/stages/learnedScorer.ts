@@ -22,8 +22,12 @@ import { queryIsAboutTests } from './testDemotion';
 import { minMax } from '../../retrieval/fusion';
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
-/** The learned order's resolution: scores (min-max over the scored candidates) are compared in steps of 1/100. */
-const LEARNED_STEPS = 100;
+/**
+ * The learned order's resolution: scores (min-max over the scored candidates) are compared in steps of 1/20. Measured
+ * with quarry-rerank's logits (BENCHMARKS.md, 2026-11-29 afternoon): 1/100 and 1/20 equal on the frozen evaluation's
+ * tune half (NDCG@10 0.887 / 0.889), 1/20 nearer the benchmark's docstring sets (rxjs 0.441 / 0.453, CPython 0.468 / 0.483).
+ */
+const LEARNED_STEPS = 20;
 
 /** What the scorer was trained on: code units (not knowledge or reasoning chunks; not tests when tests are asked for). */
 function scorable(ctx: StageContext, c: Candidate): boolean {
@@ -89,7 +93,7 @@ export const learnedScorerStage: AsyncStage = {
     const w = ctx.scorerOptions?.weight ?? 1;
     // a candidate the reranker returned no score for ranks with its lowest score
     const floor = Math.min(...learned.filter((x) => Number.isFinite(x)));
-    // Differences under 1% of the scored range are below what the model resolves: such near-ties keep the fused order
+    // Differences under 5% of the scored range are below what the model resolves: such near-ties keep the fused order
     // rather than an arbitrary last digit. (Quarry's model gives logits, where the best candidates stay apart; a
     // probability-like scale squeezes them together near 1 and this rule then kept most of a page in the fused order.)
     const learnedNorm = minMax(learned.map((x) => (Number.isFinite(x) ? x : floor))).map((x) => Math.round(x * LEARNED_STEPS) / LEARNED_STEPS);
