@@ -40,3 +40,47 @@ describe('long prose comments are split into sections at their headings', () => 
     assert.ok(!(await chunks('x.go', 'go', code)).some((c) => c.kind === 'section'));
   });
 });
+
+describe('documentation blocks separated from their declaration by a blank line', () => {
+  const fn = (name: string) => `function ${name}(req, res, next) {\n  var total = req.items.length;\n  if (total > 10) return next(new Error('too many items for ${name}'));\n  res.send({ total: total, handler: '${name}' });\n}\n`;
+  it('a /** … */ block one or two blank lines above documents the declaration below it (express), not the one above', async () => {
+    const src = [
+      '/*!',
+      ' * express',
+      ' * MIT Licensed',
+      ' */',
+      '',
+      "'use strict';",
+      '',
+      '/**',
+      ' * Map the given param placeholder to the given callback.',
+      ' * @public',
+      ' */',
+      '',
+      fn('param'),
+      '/**',
+      ' * Dispatch a req, res into the router.',
+      ' * @private',
+      ' */',
+      '',
+      '',
+      fn('handle'),
+      '// a line comment with a blank line after it is not documentation',
+      '',
+      fn('plain'),
+    ].join('\n');
+    const cs = await chunks('lib/router.js', 'javascript', src);
+    const by = (s: string) => cs.find((c) => c.symbol === s)!;
+    assert.equal(by('param').doc, 'Map the given param placeholder to the given callback.\n@public');
+    assert.ok(by('param').content.includes('/**\n * Map the given param'), by('param').content);
+    assert.ok(by('handle').content.startsWith('/**\n * Dispatch a req'), by('handle').content);
+    assert.equal(by('handle').doc, 'Dispatch a req, res into the router.\n@private');
+    assert.ok(!by('param').content.includes('Dispatch a req'), 'the next function\'s documentation is not the previous function\'s text');
+    assert.equal(by('plain').doc, '');
+    assert.ok(!by('param').doc.includes('MIT'), 'the file header (/*!) documents no declaration');
+  });
+  it("a file's own header block (@module, @license) above the first declaration stays the file's", async () => {
+    const cs = await chunks('lib/a.js', 'javascript', `/**\n * Helpers for the router.\n * @module router/helpers\n */\n\n${fn('first')}`);
+    assert.equal(cs.find((c) => c.symbol === 'first')!.doc, '');
+  });
+});

@@ -57,6 +57,9 @@ interface DefInfo {
   extras: DraftSymbol[];
 }
 
+/** Tags that make a documentation block the file's own (its header), not the next declaration's. */
+const FILE_DOC_TAG = /@(license|module|file|fileoverview|overview|copyright|preserve|packageDocumentation)\b/;
+
 /** A line that only closes a block: blank, `#endif` / `#else` (with a comment), closing brackets. */
 const CLOSER_LINE = /^\s*(#\s*(endif|else)\b.*)?[\s})\];]*$/;
 
@@ -481,6 +484,15 @@ export class AstChunker {
     const parts: string[] = [];
     let docStart = index;
     let line = this.src.lineOf(index);
+    // a documentation block (`/** … */`) one or two blank lines above still documents the declaration, as JSDoc,
+    // Javadoc and TypeScript read it (express writes every one that way); a `//` comment there does not, nor a file's
+    // own header (`/*!`, @license, @module, @file)
+    const above = /\*\/[ \t]*\n((?:[ \t]*\n){1,2})$/.exec(this.text.slice(Math.max(0, this.src.lineStartOf(index) - 8), this.src.lineStartOf(index)));
+    if (above && !this.commentByEndLine.has(line - 1)) {
+      const blanks = above[1]!.split('\n').length - 1;
+      const c = this.commentByEndLine.get(line - 1 - blanks);
+      if (c && c.endIndex <= index && /^\/\*\*[^*/]/.test(c.text) && !FILE_DOC_TAG.test(c.text)) line -= blanks;
+    }
     for (;;) {
       const c = this.commentByEndLine.get(line - 1);
       if (!c || c.endIndex > index) break;

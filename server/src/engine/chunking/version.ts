@@ -28,6 +28,7 @@
  *      `pin_project! { … }`) are units of their own (the call was one unnamed chunk); a large statement that wraps
  *      declarations (an IIFE or UMD module) is read as the declarations it holds, a definition over the hard maximum
  *      that holds functions (lodash's `runInContext`) as its header and those functions (`runInContext.chunk`), and a
- *      statement over the maximum that wraps none is cut under it (lodash.js was one chunk of 144,000 tokens).
+ *      statement over the maximum that wraps none is cut under it (lodash.js was one chunk of 144,000 tokens); a
+ *      `/**` documentation block one or two blank lines above a declaration documents it (it was glued to the unit above).
  */
 export const CHUNKER_VERSION = 9;
