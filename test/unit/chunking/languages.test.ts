@@ -28,6 +28,15 @@ describe('chunking: per-language metadata', () => {
     assert.equal(bySymbol(chunks, 'ProductLookup').kind, 'interface');
   });
 
+  it("typescript: a module augmentation (`declare module 'express'`) is named by the module, without its quotes", async () => {
+    const chunks = await chunk('typescript', 'src/types/express.d.ts', "declare module 'express' {\n  interface Request {\n    user?: { id: string };\n  }\n}\n");
+    const aug = bySymbol(chunks, 'express.Request');
+    assert.equal(aug.kind, 'interface');
+    assert.ok(chunks.some((c) => c.symbol === 'express' && c.kind === 'namespace'), chunks.map((c) => c.symbol).join(', '));
+    const mod = chunks.find((c) => c.symbol === 'express')!;
+    assert.deepEqual([mod.nameRange!.line, mod.nameRange!.column, mod.nameRange!.endColumn], [1, 17, 24]);
+  });
+
   it('tsx: components, type aliases, class components', async () => {
     const chunks = await chunkFixture('web/ui/OrderSummary.tsx');
     assert.equal(bySymbol(chunks, 'OrderSummaryPanel').kind, 'function');

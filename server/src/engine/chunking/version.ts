@@ -29,6 +29,7 @@
  *      declarations (an IIFE or UMD module) is read as the declarations it holds, a definition over the hard maximum
  *      that holds functions (lodash's `runInContext`) as its header and those functions (`runInContext.chunk`), and a
  *      statement over the maximum that wraps none is cut under it (lodash.js was one chunk of 144,000 tokens); a
- *      `/**` documentation block one or two blank lines above a declaration documents it (it was glued to the unit above).
+ *      `/**` documentation block one or two blank lines above a declaration documents it (it was glued to the unit above);
+ *      a TypeScript module augmentation (`declare module 'express'`) is named without the quotes.
  */
 export const CHUNKER_VERSION = 9;

@@ -179,7 +179,8 @@ export function ecmaDefinition(id: string, typescript: boolean): LanguageDefinit
       type_alias_declaration: { kind: 'type_alias', body: () => null },
       enum_declaration: { kind: 'enum' },
       internal_module: { kind: 'namespace', container: true, transparent: true },
-      module: { kind: 'namespace', container: true, transparent: true },
+      // `declare module 'express' { … }` augments the module named by the string: its name without the quotes
+      module: { kind: 'namespace', container: true, transparent: true, name: (n: Node) => field(n, 'name')?.text.replace(/^(['"`])(.*)\1$/s, '$2') ?? null },
       function_signature: { kind: 'function' },
       abstract_method_signature: { kind: 'method' },
       public_field_definition: fieldRule,
