@@ -42,6 +42,24 @@ describe('declarations first (identifier queries, issue 18)', () => {
     assert.match(cands[1].explanation.join('\n'), /does not declare 'fetch'/);
   });
 
+  it('one type declared in several files (a C# partial class): the declaration with its doc or base types, then the longest, first', () => {
+    const part = (file: string, lines: number, extra: Partial<Parameters<typeof chunk>[0]> = {}) =>
+      chunk({ kind: 'class', name: 'Server', symbol: 'App.Server', path: `src/${file}`, language: 'csharp', startLine: 3, endLine: 3 + lines, content: `public partial class Server { /* ${file} */ }`, ...extra });
+    const main = part('Server.cs', 2400, { doc: 'The application server.', conformances: ['IDisposable'] });
+    const pieces = [part('Server.Metrics.cs', 3), part('Server.Logging.cs', 3), part('Server.Health.cs', 5)];
+    const user = chunk({ kind: 'method', name: 'Start', path: 'src/Program.cs', language: 'csharp', content: 'new Server().Start();' });
+    // BM25's length normalisation: the small partial files tie above the main one
+    const cands = [...pieces.map((p) => candidate(p, 30)), candidate(main, 20), candidate(user, 25)];
+    declarationsFirstStage.apply(stageContext('Server', { server: 9 }), cands);
+    cands.sort(compareCandidates);
+    assert.deepEqual(cands.map((c) => c.chunk!.path), ['src/Server.cs', 'src/Server.Health.cs', 'src/Server.Logging.cs', 'src/Server.Metrics.cs', 'src/Program.cs']);
+    assert.match(cands[0].explanation.join('\n'), /the primary declaration of class App\.Server \(4 in all/);
+    // one file's declarations (an outline's pieces) and types declared once are left as they are
+    const once = [candidate(part('A.cs', 3), 5), candidate(chunk({ kind: 'class', name: 'Server', symbol: 'Other.Server', path: 'src/B.cs', language: 'csharp', endLine: 900, content: 'class Server {}' }), 4)];
+    declarationsFirstStage.apply(stageContext('Server', { server: 2 }), once);
+    assert.deepEqual(once.map((c) => c.score), [5, 4]);
+  });
+
   it('changes nothing when no candidate declares the name, or for descriptions', () => {
     const cands = [candidate(caller('a'), 3), candidate(caller('b'), 2)];
     declarationsFirstStage.apply(stageContext('fetch', { fetch: 30 }), cands);
