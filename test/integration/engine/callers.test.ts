@@ -19,6 +19,8 @@ for (const cfg of RANKING_CONFIGURATIONS) {
         'src/cart.ts': "import { formatPrice } from './format';\n\nexport function cartTotalLabel(items: number[]): string {\n  return formatPrice(items.reduce((a, b) => a + b, 0));\n}\n",
         'src/receipt.ts': "import { formatPrice } from './format';\n\nexport function receiptLine(name: string, cents: number): string {\n  return `${name}: ${formatPrice(cents)}`;\n}\n",
         'src/legacy.ts': 'export function priceFormatNotes(): string[] {\n  return ["legacy price format kept for old invoices"];\n}\n',
+        // names formatPrice in its doc comment only: it calls nothing
+        'src/hint.ts': '/** The rule behind formatPrice: cents, two decimals. */\nexport function priceHint(): string {\n  // formatPrice rounds; this only describes it\n  return "cents";\n}\n',
       });
       engine = await Engine.open(root, cfg.open);
       await engine.index();
@@ -32,6 +34,9 @@ for (const cfg of RANKING_CONFIGURATIONS) {
       const res = await engine.search('who calls formatPrice', { limit: 5 });
       const callers = res.matches.filter((m) => m.why === 'calls or refers to `formatPrice`').map((m) => m.content.symbol).sort();
       assert.deepEqual(callers, ['cartTotalLabel', 'receiptLine'], res.matches.map((m) => `${m.content.symbol}: ${m.why}`).join('\n'));
+      // a unit that names it in a comment only is no caller (and is not listed with them)
+      const hint = res.matches.findIndex((m) => m.content.symbol === 'priceHint');
+      assert.ok(hint === -1 || hint >= 3, res.matches.map((m) => `${m.content.symbol}: ${m.why}`).join('\n'));
       assert.ok(!res.warnings.some((w) => w.startsWith('No code among the results calls')), res.warnings.join('\n'));
     });
 

@@ -10,17 +10,29 @@
 import type { Candidate, Stage } from '../candidate';
 import { declaresName, lastNameSegment } from '../../types';
 import { holdsIdentifier } from './relevanceCutoff';
+import { forEachPiece } from '../../tokenize/comments';
+
+/** A unit's code without its comments and docstrings (each replaced by a space). */
+function codeOf(text: string, language: string): string {
+  let out = '';
+  forEachPiece(text, language, (piece, comment) => (out += comment ? ' ' : piece));
+  return out;
+}
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
-/** Whether a unit calls or refers to `name` without declaring it (the predicate of the search's callers warning too). */
+/**
+ * Whether a unit calls or refers to `name` without declaring it (the predicate of the search's callers warning too):
+ * among its recorded references, or the name whole in its code — not in a comment or docstring that mentions it
+ * (requests' `Response.is_redirect`, whose docstring names `Session.resolve_redirects`, calls nothing).
+ */
 export function callsWithoutDeclaring(c: Candidate, name: string): boolean {
   const chunk = c.chunk;
   if (!chunk || declaresName(chunk, name)) return false;
   const lower = name.toLowerCase();
   // the outline of a class that declares it lists its header among its members': a declaration, not a call
   if (chunk.symbols.some((s) => lastNameSegment(s).toLowerCase() === lower)) return false;
-  return chunk.references.some((r) => r.toLowerCase() === lower) || holdsIdentifier(chunk.content, name);
+  return chunk.references.some((r) => r.toLowerCase() === lower) || holdsIdentifier(codeOf(chunk.content, chunk.language), name);
 }
 
 export const callersFirstStage: Stage = {
