@@ -21,6 +21,7 @@ import { partTokens, stemOf } from '../../tokenize/codeTokenizer';
 import { stemSet } from '../../tokenize/stemSets';
 
 import { PROTOCOL_KINDS } from './implementsPartition';
+import { callsWithoutDeclaring } from './callersFirst';
 
 function lastSegment(name: string): string {
   const parts = name.split(/\.|::/);
@@ -119,7 +120,8 @@ export const symbolBoostStage: Stage = {
           boost(c, b.conformanceMatch, `conformance match: conforms to ${hit}`);
         }
       }
-      if (target?.relation === 'callers' && chunk.references.some((r) => r.toLowerCase() === lastSegment(target.name).toLowerCase()) && chunk.name.toLowerCase() !== lastSegment(target.name).toLowerCase()) {
+      // the callers-first contract's own test (references, or the name whole in code; not a declaration of it)
+      if (target?.relation === 'callers' && callsWithoutDeclaring(c, lastSegment(target.name))) {
         boost(c, b.callerReference, `references ${target.name}`);
       }
     }
