@@ -34,8 +34,9 @@ for (const cfg of RANKING_CONFIGURATIONS) {
       const summary = await engine.index();
       assert.ok(summary.derivedConformances?.go, 'the pass ran');
       // stream: 7 (Reader, Sizer, SizedReader); codec: Pump and Relay → Sink, Pump → Flusher, Console → Logger,
-      // Cache and Box → Getter
-      assert.equal(summary.derivedConformances!.go.rows, 13, JSON.stringify(summary.derivedConformances?.go));
+      // Cache and Box → Getter; and 17 of the standard library's well-known interfaces (io.Reader, io.Closer,
+      // io.ReadCloser: the sources and the Reader and SizedReader interfaces)
+      assert.equal(summary.derivedConformances!.go.rows, 30, JSON.stringify(summary.derivedConformances?.go));
     });
     after(async () => {
       await engine?.close();
@@ -68,6 +69,15 @@ for (const cfg of RANKING_CONFIGURATIONS) {
       assert.ok(counting > rankOf(ms, 'FileSource', 'struct') && counting > rankOf(ms, 'MemorySource', 'struct'), `the wrapper after the direct implementations:\n${top}`);
       assert.ok(ms[counting].explanation.some((l) => l.startsWith('conformance index: CountingSource satisfies (every method promoted from an embedded field)')), ms[counting].explanation.join('\n'));
       assert.match(ms[counting].why ?? '', /implements `Reader` through an embedded field/);
+    });
+
+    it('a standard library interface the workspace does not hold: "what implements io.Reader" (Read alone) lists PartialSource too; the bare "Reader" stays the project\'s', async () => {
+      const ms = (await engine.search('what implements io.Reader', { limit: 20 })).matches;
+      // (the project's Reader and SizedReader interfaces refine io.Reader, as SizedReader refines Reader below)
+      assert.deepEqual(implementers(ms), ['CountingSource', 'FileSource', 'MemorySource', 'PartialSource', 'Reader', 'SizedReader'], list(ms));
+      const partial = ms[rankOf(ms, 'PartialSource', 'struct')];
+      assert.ok(partial.explanation.some((l) => l.startsWith('conformance index: PartialSource satisfies as a pointer (the method set of *T has every method of) io.Reader')), partial.explanation.join('\n'));
+      assert.ok(!implementers((await engine.search('what implements Reader', { limit: 20 })).matches).includes('PartialSource'));
     });
 
     it('embedded interfaces and promoted methods: SizedReader (Reader + Sizer) is implemented by MemorySource and CountingSource only', async () => {
@@ -234,7 +244,7 @@ describe('Go implicit interfaces: the facts kept for the next process', function
 
       // another process (a new engine: nothing in memory) after one file changed: one file parsed, same answer
       const methods = join(root, 'storage', 'methods.go');
-      writeFileSync(methods, readFileSync(methods, 'utf8') + '\n// Flush does nothing.\nfunc (f FileSource) Flush() {}\n');
+      writeFileSync(methods, readFileSync(methods, 'utf8') + '\n// Touch does nothing.\nfunc (f FileSource) Touch() {}\n');
       engine = await Engine.open(root, { embedding: null, reranker: null });
       const one = await engine.index();
       assert.equal(one.derivedConformances?.go?.filesRead, 2, JSON.stringify(one.derivedConformances)); // (and types.go, edited above)
@@ -260,7 +270,7 @@ describe('Go implicit interfaces: the facts kept for the next process', function
 
 describe('Go implicit interfaces: a large run (chunking workers) derives the same rows', function () {
   this.timeout(240_000);
-  it('with 400 more Go files the pass parses in the chunking worker and finds the same 13 conformances', async () => {
+  it('with 400 more Go files the pass parses in the chunking worker and finds the same 30 conformances', async () => {
     const root = copyFixture('go-implicit');
     const engine = await Engine.open(root, { embedding: null, reranker: null });
     try {
@@ -269,7 +279,7 @@ describe('Go implicit interfaces: a large run (chunking workers) derives the sam
       for (let i = 0; i < POOL_MIN_FILES; i++) writeFileSync(join(root, 'gen', `g${i}.go`), `package gen\n\n// Value${i} is generated.\ntype Value${i} struct{ n int }\n\nfunc (v Value${i}) N() int { return v.n }\n`);
       const summary = await engine.index();
       assert.ok(summary.filesIndexed > POOL_MIN_FILES, `${summary.filesIndexed} files`);
-      assert.equal(summary.derivedConformances?.go?.rows, 13, JSON.stringify(summary.derivedConformances?.go));
+      assert.equal(summary.derivedConformances?.go?.rows, 30, JSON.stringify(summary.derivedConformances?.go));
       assert.ok((summary.derivedConformances?.go?.filesRead ?? 0) > POOL_MIN_FILES);
       assert.deepEqual(implementers((await engine.search('what implements Reader', { limit: 20 })).matches), ['CountingSource', 'FileSource', 'MemorySource', 'SizedReader']);
     } finally {

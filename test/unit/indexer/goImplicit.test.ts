@@ -6,6 +6,9 @@ import { goTypesIn } from '../../../server/src/engine/chunking/languages/go/decl
 import { goMethodsIn } from '../../../server/src/engine/chunking/languages/go/facts';
 import { makeGoSignature } from '../../../server/src/engine/chunking/languages/go/signature';
 import { blankGoNoise } from '../../../server/src/engine/chunking/languages/go/source';
+import { goFileFacts } from '../../../server/src/engine/chunking/languages/go/facts';
+import { stdInterfaceFacts } from '../../../server/src/engine/chunking/languages/go/stdInterfaces';
+import type { GoChunkRow } from '../../../server/src/engine/chunking/languages/go/types';
 
 let parser: Parser;
 before(async () => {
@@ -218,5 +221,81 @@ describe('Go implicit interfaces: the method-set join', () => {
       ].join('\n'),
     }));
     assert.deepEqual(pairs(rows), ['A local implicit', 'A stringer implicit']);
+  });
+});
+
+describe('Go implicit interfaces: the standard library\'s well-known interfaces', () => {
+  const readFacts = async (files: Array<{ path: string; chunks: GoChunkRow[] }>) => {
+    const p = await goParser();
+    return files.map((f) => goFileFacts(f.path, f.chunks, p));
+  };
+
+  it('a project without the standard library gets rows for io.Reader, http.Handler, sort.Interface, fmt.Stringer, driver.Conn (by signature)', async () => {
+    const std = await stdInterfaceFacts(readFacts);
+    assert.ok(std.length >= 15 && std.every((f) => f.types.every((t) => t.chunkId === '')), 'virtual declarations carry no chunk');
+    const rows = implicitConformances(
+      await facts({
+        'web/server.go': [
+          'package web',
+          '',
+          'import (',
+          '\t"database/sql/driver"',
+          '\t"net/http"',
+          ')',
+          '',
+          'type API struct{ name string }',
+          '',
+          'func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {}',
+          '',
+          'type Body struct{ data []byte }',
+          '',
+          'func (b *Body) Read(p []byte) (int, error) { return 0, nil }',
+          '',
+          'type ByName []string',
+          '',
+          'func (s ByName) Len() int           { return len(s) }',
+          'func (s ByName) Less(i, j int) bool { return s[i] < s[j] }',
+          'func (s ByName) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }',
+          '',
+          'type Color int',
+          '',
+          'func (c Color) String() string { return "red" }',
+          '',
+          '// the wrong signature: Read() string is no io.Reader',
+          'type Text struct{}',
+          '',
+          'func (Text) Read() string { return "" }',
+          '',
+          'type DBConn struct{}',
+          '',
+          'func (c *DBConn) Prepare(query string) (driver.Stmt, error) { return nil, nil }',
+          'func (c *DBConn) Close() error                              { return nil }',
+          'func (c *DBConn) Begin() (driver.Tx, error)                 { return nil, nil }',
+          '',
+        ].join('\n'),
+      }),
+      std,
+    );
+    const got = pairs(rows);
+    // named with their package: a question about the project's own Reader never lists io.Reader's implementers
+    for (const want of ['API http.Handler implicit-pointer', 'Body io.Reader implicit-pointer', 'ByName sort.Interface implicit', 'Color fmt.Stringer implicit', 'DBConn driver.Conn implicit-pointer']) {
+      assert.ok(got.includes(want), `${want} in:\n${got.join('\n')}`);
+    }
+    assert.ok(!got.some((p) => p.startsWith('Text ')), `Read() string implements nothing:\n${got.join('\n')}`);
+    // net.Conn has other methods than database/sql/driver's Conn: DBConn is no net.Conn
+    assert.ok(!got.some((p) => p.startsWith('DBConn net.Conn')), got.join('\n'));
+    assert.ok(rows.every((r) => r.chunkId !== ''), 'rows only for the project\'s types');
+  });
+
+  it('an index that declares the package itself (the Go tree) uses its own declarations, not the built-in copy', async () => {
+    const std = await stdInterfaceFacts(readFacts);
+    const rows = implicitConformances(
+      await facts({
+        'io/io.go': 'package io\n\ntype Reader interface {\n\tRead(p []byte) (n int, err error)\n}\n',
+        'bytes/reader.go': 'package bytes\n\ntype Reader struct{ s []byte }\n\nfunc (r *Reader) Read(b []byte) (n int, err error) { return 0, nil }\n',
+      }),
+      std,
+    );
+    assert.deepEqual(pairs(rows).filter((p) => p.includes(' Reader ')), ['Reader Reader implicit-pointer']);
   });
 });

@@ -151,24 +151,31 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
     let rows: ConformanceRow[] = await ctx.store.conformancesOf(name);
     // a name typed in lower case ("response middleware implementations") names the type as declared (Middleware)
     if (!rows.length && name === name.toLowerCase()) rows = await ctx.store.conformancesOf(name[0]!.toUpperCase() + name.slice(1));
+    // an interface declared outside the index (Go's io.Reader, http.Handler): its rows carry the package. Asked by its
+    // qualified name, those rows join the index's own; asked by its bare name, only when the index has none of its own
+    const qualified = q.target.name.includes('.') ? q.target.name.split(/::/).join('.') : '';
+    if (qualified) rows = [...rows, ...(await ctx.store.conformancesOf(qualified))];
+    else if (!rows.length) rows = await ctx.store.conformancesQualifiedAs(name);
     const have = new Set(candidates.map((c) => c.id));
     const base = Math.max(0, ...candidates.map((c) => c.score));
     for (const { row: r, via: through } of await withIndirectConformers(ctx.store, rows)) {
       if (!accept(r.path)) continue;
-      const how = through ? `${r.typeName} ${conformanceVerb(r.kind)} ${through}, which conforms to ${name}` : `${r.typeName || r.kind} ${conformanceVerb(r.kind)} ${name}`;
+      const how = through ? `${r.typeName} ${conformanceVerb(r.kind)} ${through}, which conforms to ${name}` : `${r.typeName || r.kind} ${conformanceVerb(r.kind)} ${r.protocolName}`;
       // a Go wrapper whose methods are all promoted from an embedded field conforms through that field
       const via = through ?? (r.kind === 'implicit-embedded' ? EMBEDDED_FIELD : undefined);
+      // what it conforms to: the target (an indirect row names the type in between), with its package when the row has one
+      const conformsTo = through ? name : r.protocolName;
       const existing = candidates.find((c) => c.id === r.chunkId);
       if (existing) {
         if (existing.conformsTo === undefined && (via || r.kind.startsWith('implicit'))) existing.explanation.push(`conformance index: ${how}`);
-        existing.conformsTo = name;
+        existing.conformsTo = conformsTo;
         if (via && existing.conformsVia === undefined) existing.conformsVia = via;
         continue;
       }
       if (have.has(r.chunkId)) continue;
       have.add(r.chunkId);
       candidates.push({
-        id: r.chunkId, path: r.path, score: base, conformsTo: name, conformsVia: via,
+        id: r.chunkId, path: r.path, score: base, conformsTo, conformsVia: via,
         explanation: [`conformance index: ${how} (no keyword match; starts at the best keyword score ${round(base)})`],
       });
     }

@@ -540,6 +540,17 @@ export class ChunkStore {
   }
 
   /**
+   * Rows of interfaces declared outside the index whose name ends with `name` (`io.Reader`, `http.Handler` for
+   * `Reader`, `Handler`: the derived rows of Go's well-known standard interfaces are stored with their package).
+   */
+  async conformancesQualifiedAs(name: string): Promise<ConformanceRow[]> {
+    const rows = await plainRows(this.conformances.query().where(`protocol_name LIKE ${sqlString(`%.${name}`)}`).limit(100_000));
+    return rows
+      .map((r) => ({ chunkId: String(r.chunk_id), protocolName: String(r.protocol_name), path: String(r.path), typeName: String(r.type_name), kind: String(r.kind) }))
+      .filter((r) => r.protocolName.endsWith(`.${name}`));
+  }
+
+  /**
    * Some scalar columns of the chunks that pass a filter, read column-wise (analysis passes over one language, e.g.
    * `indexer/goImplicit.ts`, read tens of thousands of rows; per-row Arrow proxies would dominate their cost).
    */

@@ -91,7 +91,8 @@ export const symbolBoostStage: Stage = {
       const defined = lowerSet(chunk.symbols);
       const declared = new Set(chunk.conformances.map((s) => s.toLowerCase()));
       // a conformance the index proves (Go's implicit interfaces) ties the type to the name as a declared one does
-      const proven = implementsTarget !== undefined && c.conformsTo !== undefined ? c.conformsTo.toLowerCase() : undefined;
+      // (an interface declared outside the index is named with its package, `io.Reader`: its last name counts)
+      const proven = implementsTarget !== undefined && c.conformsTo !== undefined ? lastSegment(c.conformsTo).toLowerCase() : undefined;
       for (const n of lower) {
         const seen = occurrences.get(n)!;
         if (seen < b.rareTermThreshold && (defined.has(n) || declared.has(n) || proven === n)) {
@@ -111,7 +112,8 @@ export const symbolBoostStage: Stage = {
       const conf = chunk.conformances.map((x) => x.toLowerCase());
       const implementsQuery = target?.relation === 'implementations';
       // the conformance index may know more than the chunk's declaration: Go types satisfy interfaces implicitly
-      const indexed = implementsQuery && c.conformsTo !== undefined && lower.includes(c.conformsTo.toLowerCase()) ? c.conformsTo.toLowerCase() : undefined;
+      const conformsTo = c.conformsTo !== undefined ? lastSegment(c.conformsTo).toLowerCase() : undefined;
+      const indexed = implementsQuery && conformsTo !== undefined && lower.includes(conformsTo) ? conformsTo : undefined;
       const hit = lower.find((n) => conf.includes(n)) ?? indexed;
       if (hit) {
         if (implementsQuery && TYPE_DECLARATION_KINDS.has(chunk.kind) && chunk.kind !== 'extension' && chunk.kind !== 'impl') {

@@ -83,6 +83,8 @@ interface TypeInfo {
   name: string;
   decls: GoTypeDecl[];
   interface: boolean;
+  /** Declared outside the index (a standard library interface): its package name, which qualifies its rows' name. */
+  external?: string;
 }
 
 interface MethodSets {
@@ -90,8 +92,24 @@ interface MethodSets {
   pointer: MethodMap;
 }
 
-/** Derived conformance rows of every interface/implementer pair in the given files. */
-export function implicitConformances(files: Iterable<GoFileFacts>): ImplicitRow[] {
+/**
+ * The well-known interfaces (`stdInterfaces.ts`) the index does not declare itself: a virtual package is left out
+ * whole when a package of the index with its name declares one of its interface names (the Go tree holds `io`).
+ */
+function externalKept(files: readonly GoFileFacts[], external: readonly GoFileFacts[]): GoFileFacts[] {
+  if (!external.length) return [];
+  const declared = new Set<string>();
+  for (const f of files) if (f.packageName) for (const t of f.types) declared.add(`${f.packageName}.${t.name}`);
+  return external.filter((e) => !e.types.some((t) => declared.has(`${e.packageName}.${t.name}`)));
+}
+
+/**
+ * Derived conformance rows of every interface/implementer pair in the given files. `external`: facts of interfaces
+ * declared outside the index (the standard library's well-known ones), joined like the others; rows are written for
+ * the index's types only, named with the interface's package (`io.Reader`, `http.Handler`) so that a question about
+ * the project's own `Reader` never lists the standard one's implementers.
+ */
+export function implicitConformances(files: Iterable<GoFileFacts>, external: readonly GoFileFacts[] = []): ImplicitRow[] {
   const types = new Map<string, TypeInfo>();
   const own = new Map<string, MethodSets>();
   const packageDirs = new Map<string, Set<string>>();
@@ -100,7 +118,10 @@ export function implicitConformances(files: Iterable<GoFileFacts>): ImplicitRow[
     if (!dirs) packageDirs.set(name, (dirs = new Set()));
     dirs.add(dir);
   };
-  const all = [...files];
+  const indexed = [...files];
+  const outside = externalKept(indexed, external);
+  const outsidePaths = new Set(outside.map((f) => f.path));
+  const all = [...indexed, ...outside];
   const unalias = aliasResolver(all);
   for (const f of all) {
     const dir = dirOf(f.path);
@@ -108,7 +129,7 @@ export function implicitConformances(files: Iterable<GoFileFacts>): ImplicitRow[
     for (const t of f.types) {
       const key = keyOf(dir, t.name);
       let info = types.get(key);
-      if (!info) types.set(key, (info = { key, dir, name: t.name, decls: [], interface: t.interface }));
+      if (!info) types.set(key, (info = { key, dir, name: t.name, decls: [], interface: t.interface, ...(outsidePaths.has(f.path) ? { external: f.packageName ?? '' } : {}) }));
       info.decls.push(t);
     }
     for (const m of f.methods) {
@@ -254,11 +275,16 @@ export function implicitConformances(files: Iterable<GoFileFacts>): ImplicitRow[
             ? 'implicit'
             : 'implicit-pointer';
       for (const decl of t.decls) {
-        if (decl.explicit.includes(iface.name)) continue;
-        const id = `${decl.chunkId}\0${iface.name}`;
+        // a declaration outside the index (a standard library interface refining another) gets no row
+        if (!decl.chunkId) continue;
+        // an embedding declares it already (`struct{ io.Reader }`: a declared row); for a standard interface only its
+        // own package's name counts (`SizedReader` embedding the project's `Reader` still satisfies io.Reader)
+        if (iface.external !== undefined ? decl.embeds.some((e) => e.pkg === iface.external && e.name === iface.name) : decl.explicit.includes(iface.name)) continue;
+        const protocolName = iface.external ? `${iface.external}.${iface.name}` : iface.name;
+        const id = `${decl.chunkId}\0${protocolName}`;
         if (emitted.has(id)) continue;
         emitted.add(id);
-        rows.push({ chunkId: decl.chunkId, protocolName: iface.name, path: decl.path, typeName: t.name, kind });
+        rows.push({ chunkId: decl.chunkId, protocolName, path: decl.path, typeName: t.name, kind });
       }
     }
   }

@@ -27,6 +27,7 @@ import type { DerivedConformanceStore, DerivedConformanceSummary, DerivedFactsOf
 import { implicitConformances } from './conformance';
 import { goFileFacts } from './facts';
 import { IMPLICIT_KINDS, type GoChunkRow, type GoFileFacts, type GoSignatureMemo, type ImplicitRow } from './types';
+import { stdInterfaceFacts } from './stdInterfaces';
 
 const GO = 'go';
 
@@ -49,8 +50,11 @@ const joins = new WeakMap<DerivedConformanceStore, { rows: ImplicitRow[]; files:
  */
 const FACTS_FILE = join('derived', 'go-facts.json');
 const FACTS_VERSION = 1;
-/** Change whenever what `implicitConformances` derives from the same facts changes (2: 'implicit-embedded' rows). */
-const JOIN_VERSION = 2;
+/**
+ * Change whenever what `implicitConformances` derives from the same facts changes (2: 'implicit-embedded' rows; 3: the
+ * standard library's well-known interfaces).
+ */
+const JOIN_VERSION = 3;
 /** Stale files from which the facts file is rewritten (fewer are parsed again by the next process). */
 const SAVE_MIN_STALE = 32;
 
@@ -109,6 +113,10 @@ function saveFacts(dir: string, cache: Map<string, FactsEntry>, joined: FactsIma
     rmSync(tmp, { force: true });
   }
 }
+
+/** The standard library's well-known interfaces (`stdInterfaces.ts`), read once per process. */
+let std: Promise<GoFileFacts[]> | undefined;
+const stdFacts = (): Promise<GoFileFacts[]> => (std ??= stdInterfaceFacts(goFactsOf));
 
 /** Files whose chunks are read per store query when their facts are (re)computed. */
 const READ_BATCH = 500;
@@ -196,7 +204,7 @@ export async function refreshGoImplicitConformances(store: DerivedConformanceSto
     save(last);
     return { filesRead: stale.length, rows: last.rows.length, added: add.length, removed: 0, durationMs: Date.now() - started, joinReused: true };
   }
-  const desired = goFiles.size ? implicitConformances([...cache.values()].map((e) => e.facts)) : [];
+  const desired = goFiles.size ? implicitConformances([...cache.values()].map((e) => e.facts), await stdFacts()) : [];
   joins.set(store, { rows: desired, files: goFiles.size });
   save({ rows: desired, files: goFiles.size });
   const present = await store.conformancesOfKinds(IMPLICIT_KINDS);
