@@ -3,7 +3,7 @@
  * candidates of every channel (BM25 fields, dense, the conformance index) with their fused score; then
  *
  *   score      learned-scorer       the learned scorer's relevance becomes the base score (off: the fused score)
- *   rules      bm25 → symbol-boosts → information-intent → code-intent → activation → test-demotion
+ *   rules      bm25 → symbol-boosts → information-intent → code-intent → activation → test-demotion → release-notes
  *                                   the seeds' formulas on that base (boosts ×, bonuses +), each explained
  *   contracts  implements-partition → declarations-first → callers-first → phrase-partition
  *                                   the orderings the seeds promise (and, for a bare identifier, its declarations
@@ -25,6 +25,7 @@ import { implementsPartitionStage } from './stages/implementsPartition';
 import { declarationsFirstStage } from './stages/declarationsFirst';
 import { callersFirstStage } from './stages/callersFirst';
 import { testDemotionStage } from './stages/testDemotion';
+import { releaseNotesStage } from './stages/releaseNotes';
 import { activationStage } from './stages/activation';
 import { learnedScorerStage } from './stages/learnedScorer';
 import { relevanceCutoffStage } from './stages/relevanceCutoff';
@@ -47,6 +48,7 @@ export function searchPipeline(): PipelineStep[] {
     step('rule', codeIntentStage()),
     step('rule', activationStage),
     step('rule', testDemotionStage),
+    step('rule', releaseNotesStage),
     step('contract', implementsPartitionStage),
     step('contract', declarationsFirstStage),
     step('contract', callersFirstStage),
