@@ -487,7 +487,7 @@ export class AstChunker {
     // a documentation block (`/** … */`) one or two blank lines above still documents the declaration, as JSDoc,
     // Javadoc and TypeScript read it (express writes every one that way); a `//` comment there does not, nor a file's
     // own header (`/*!`, @license, @module, @file)
-    const above = /\*\/[ \t]*\n((?:[ \t]*\n){1,2})$/.exec(this.text.slice(Math.max(0, this.src.lineStartOf(index) - 8), this.src.lineStartOf(index)));
+    const above = /\*\/[ \t]*\n((?:[ \t]*\n){1,2})$/.exec(this.text.slice(Math.max(0, this.src.lineStartOf(index) - 40), this.src.lineStartOf(index)));
     if (above && !this.commentByEndLine.has(line - 1)) {
       const blanks = above[1]!.split('\n').length - 1;
       const c = this.commentByEndLine.get(line - 1 - blanks);
