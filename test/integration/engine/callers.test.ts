@@ -19,6 +19,8 @@ for (const cfg of RANKING_CONFIGURATIONS) {
         'src/cart.ts': "import { formatPrice } from './format';\n\nexport function cartTotalLabel(items: number[]): string {\n  return formatPrice(items.reduce((a, b) => a + b, 0));\n}\n",
         'src/receipt.ts': "import { formatPrice } from './format';\n\nexport function receiptLine(name: string, cents: number): string {\n  return `${name}: ${formatPrice(cents)}`;\n}\n",
         'src/legacy.ts': 'export function priceFormatNotes(): string[] {\n  return ["legacy price format kept for old invoices"];\n}\n',
+        // hands formatPrice on without calling it: a reference, after the calls
+        'src/registry.ts': "import { formatPrice } from './format';\n\nexport const formatters = { price: formatPrice, label: 'price' };\n",
         // names formatPrice in its doc comment only: it calls nothing
         'src/hint.ts': '/** The rule behind formatPrice: cents, two decimals. */\nexport function priceHint(): string {\n  // formatPrice rounds; this only describes it\n  return "cents";\n}\n',
       });
@@ -33,7 +35,11 @@ for (const cfg of RANKING_CONFIGURATIONS) {
     it('lists the callers, each saying it calls the name, with no warning', async () => {
       const res = await engine.search('who calls formatPrice', { limit: 5 });
       const callers = res.matches.filter((m) => m.why === 'calls or refers to `formatPrice`').map((m) => m.content.symbol).sort();
-      assert.deepEqual(callers, ['cartTotalLabel', 'receiptLine'], res.matches.map((m) => `${m.content.symbol}: ${m.why}`).join('\n'));
+      assert.deepEqual(callers, ['cartTotalLabel', 'formatters', 'receiptLine'], res.matches.map((m) => `${m.content.symbol}: ${m.why}`).join('\n'));
+      // the units that call it before the one that only hands it on
+      const at = (s: string) => res.matches.findIndex((m) => m.content.symbol === s);
+      assert.ok(at('formatters') > at('cartTotalLabel') && at('formatters') > at('receiptLine'), res.matches.map((m) => `${m.content.symbol}: ${m.why}`).join('\n'));
+      assert.ok(res.matches[at('formatters')]!.explanation.some((l) => l.includes('refers to formatPrice without calling it')));
       // a unit that names it in a comment only is no caller (and is not listed with them)
       const hint = res.matches.findIndex((m) => m.content.symbol === 'priceHint');
       assert.ok(hint === -1 || hint >= 3, res.matches.map((m) => `${m.content.symbol}: ${m.why}`).join('\n'));

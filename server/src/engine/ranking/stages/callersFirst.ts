@@ -35,6 +35,21 @@ export function callsWithoutDeclaring(c: Candidate, name: string): boolean {
   return chunk.references.some((r) => r.toLowerCase() === lower) || holdsIdentifier(codeOf(chunk.content, chunk.language), name);
 }
 
+/** Languages whose calls need no parentheses (`render partial`, `puts x`): there a mention is as good as a call. */
+const PARENLESS_CALLS = new Set(['ruby']);
+
+/** Whether a unit's code calls `name` (`name(`, `.name(`, `name<T>(`, `name!(`), as opposed to importing, exporting or passing it on. */
+export function callsByName(c: Candidate, name: string): boolean {
+  const chunk = c.chunk;
+  if (!chunk) return false;
+  if (PARENLESS_CALLS.has(chunk.language)) return true;
+  const escaped = name.replace(/[$]/g, '\\$&');
+  return new RegExp(`(^|[^\\w$])${escaped}\\s*(<[^<>()]*>\\s*)?!?\\s*\\(`, 'i').test(codeOf(chunk.content, chunk.language));
+}
+
+/** A unit that only refers to X (an import, an export, a value handed on) ranks after the units that call it. */
+const REFERS_ONLY_FACTOR = 0.5;
+
 export const callersFirstStage: Stage = {
   name: 'callers-first',
   apply(ctx, candidates) {
@@ -44,6 +59,15 @@ export const callersFirstStage: Stage = {
     const callers = candidates.filter((c) => callsWithoutDeclaring(c, name));
     if (!callers.length) return candidates;
     const first = new Set(callers);
+    // the units that call X before those that only name it (`import mergeConfig …`, `axios.mergeConfig = mergeConfig`)
+    const calling = new Set(callers.filter((c) => callsByName(c, name)));
+    if (calling.size) {
+      for (const c of callers) {
+        if (calling.has(c)) continue;
+        c.score *= REFERS_ONLY_FACTOR;
+        c.explanation.push(`×${REFERS_ONLY_FACTOR} refers to ${name} without calling it (an import, an export, a value passed on)`);
+      }
+    }
     const ranked = [...callers].sort((a, b) => b.score - a.score);
     // the definition: a unit named X itself (not the outline of the class that declares X among its members)
     const def = candidates
