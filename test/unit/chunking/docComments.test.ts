@@ -53,7 +53,7 @@ describe('documentation blocks separated from their declaration by a blank line'
       "'use strict';",
       '',
       '/**',
-      ' * Map the given param placeholder to the given callback.',
+      ' * Map the given route parameter name to the given callback.',
       ' * @public',
       ' */',
       '',
@@ -71,8 +71,8 @@ describe('documentation blocks separated from their declaration by a blank line'
     ].join('\n');
     const cs = await chunks('lib/router.js', 'javascript', src);
     const by = (s: string) => cs.find((c) => c.symbol === s)!;
-    assert.equal(by('param').doc, 'Map the given param placeholder to the given callback.\n@public');
-    assert.ok(by('param').content.includes('/**\n * Map the given param'), by('param').content);
+    assert.equal(by('param').doc, 'Map the given route parameter name to the given callback.\n@public');
+    assert.ok(by('param').content.includes('/**\n * Map the given route'), by('param').content);
     assert.ok(by('handle').content.startsWith('/**\n * Dispatch a req'), by('handle').content);
     assert.equal(by('handle').doc, 'Dispatch a req, res into the router.\n@private');
     assert.ok(!by('param').content.includes('Dispatch a req'), 'the next function\'s documentation is not the previous function\'s text');

@@ -198,30 +198,25 @@ export class AstChunker {
   private sequence(nodes: Node[], ctx: Ctx): Piece[] {
     const pieces: Piece[] = [];
     const flat: Array<Node | { start: number; end: number }> = [];
+    // a node read through: its own text before and after what it holds (`#ifndef FOO_H`, `if has_crypto:`, an IIFE's
+    // `(function () {`) is glue around the statements it holds
+    const readThrough = (n: Node, kids: Node[]) => {
+      const from = kids.length ? kids[0]!.startIndex : n.endIndex;
+      if (from > n.startIndex) flat.push({ start: n.startIndex, end: from });
+      flatten(kids);
+      const to = kids.length ? kids[kids.length - 1]!.endIndex : n.endIndex;
+      if (!this.closersOnly(to, n.endIndex)) flat.push({ start: to, end: n.endIndex });
+    };
     const flatten = (list: Node[]) => {
       for (const n of list) {
         if (n.type === 'ERROR' || (this.lang.memberGroups ?? []).includes(n.type)) flatten(named(n));
-        else if (this.blockOfDefinitions(n)) {
-          // a block read through keeps its own text (`#ifndef FOO_H`, `if has_crypto:`, `#endif`) as glue around what it holds
-          const kids = named(n);
-          const from = kids.length ? kids[0]!.startIndex : n.endIndex;
-          if (from > n.startIndex) flat.push({ start: n.startIndex, end: from });
-          flatten(kids);
-          const to = kids.length ? kids[kids.length - 1]!.endIndex : n.endIndex;
-          // (a closing `#endif` or brace alone is not worth a unit of its own)
-          if (n.endIndex > to && !this.text.slice(to, n.endIndex).split('\n').every((l) => CLOSER_LINE.test(l))) flat.push({ start: to, end: n.endIndex });
-        } else {
+        else if (this.blockOfDefinitions(n)) readThrough(n, named(n));
+        else {
           // a large statement that wraps declarations (an IIFE or UMD module: `(function () { function a() {} … })()`)
-          // is read as the statements of the function body it wraps, with the wrapper's own text as glue around them
+          // is read as the statements of the function body it wraps
           const kids = this.wrappedStatements(n);
-          if (!kids) {
-            flat.push(n);
-            continue;
-          }
-          if (kids[0]!.startIndex > n.startIndex) flat.push({ start: n.startIndex, end: kids[0]!.startIndex });
-          flatten(kids);
-          const to = kids[kids.length - 1]!.endIndex;
-          if (n.endIndex > to && !this.text.slice(to, n.endIndex).split('\n').every((l) => CLOSER_LINE.test(l))) flat.push({ start: to, end: n.endIndex });
+          if (kids) readThrough(n, kids);
+          else flat.push(n);
         }
       }
     };
@@ -275,6 +270,11 @@ export class AstChunker {
       cur = widest;
     }
     return null;
+  }
+
+  /** Whether [from, to) is empty or only closes blocks (a closing `#endif` or brace alone is not worth a unit of its own). */
+  private closersOnly(from: number, to: number): boolean {
+    return to <= from || this.text.slice(from, to).split('\n').every((l) => CLOSER_LINE.test(l));
   }
 
   /** A statement of `definitionBlocks` that holds a function or class (through nested blocks of those kinds). */
@@ -420,7 +420,7 @@ export class AstChunker {
     // its variables are the function's local state, not declarations of their own: glue between the members
     const members = this.sequence(inner, memberCtx).map((m) => (m.def?.kind === 'variable' && !m.frozen ? { ...m, def: undefined } : m));
     const last = inner[inner.length - 1]!.endIndex;
-    if (piece.end > last && !this.text.slice(last, piece.end).split('\n').every((l) => CLOSER_LINE.test(l))) members.push(this.gapPiece(last, piece.end));
+    if (!this.closersOnly(last, piece.end)) members.push(this.gapPiece(last, piece.end));
     // the header keeps the statements before the first member (its setup), while it stays under the target size
     let head = inner[0]!.startIndex;
     while (members.length > 1 && !members[0]!.def && !members[0]!.frozen && this.src.tokensIn(piece.start, members[0]!.end) <= this.config.targetTokens) head = members.shift()!.end;

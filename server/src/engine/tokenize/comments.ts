@@ -39,6 +39,13 @@ export function mapCode(text: string, language: string, code: (segment: string) 
   return out;
 }
 
+/** The text with its comments (and Python docstrings) replaced by a space each: the code alone. */
+export function codeOnly(text: string, language: string): string {
+  let out = '';
+  forEachPiece(text, language, (piece, comment) => (out += comment ? ' ' : piece));
+  return out;
+}
+
 /** A licence or copyright notice: comments, but not documentation. */
 const NOTICE = /copyright|licen[cs]e|SPDX-|all rights reserved/i;
 

@@ -8,15 +8,16 @@
  * X, the order is left as it is (the search then warns that no caller is among the results).
  */
 import type { Candidate, Stage } from '../candidate';
-import { declaresName, lastNameSegment } from '../../types';
+import { declaresName, lastNameSegment, type Chunk } from '../../types';
 import { holdsIdentifier } from './relevanceCutoff';
-import { forEachPiece } from '../../tokenize/comments';
+import { codeOnly } from '../../tokenize/comments';
 
-/** A unit's code without its comments and docstrings (each replaced by a space). */
-function codeOf(text: string, language: string): string {
-  let out = '';
-  forEachPiece(text, language, (piece, comment) => (out += comment ? ' ' : piece));
-  return out;
+/** A unit's code without its comments, remembered per chunk (the rule stages, this contract and the reasons ask). */
+const codes = new WeakMap<Chunk, string>();
+function codeOf(chunk: Chunk): string {
+  let code = codes.get(chunk);
+  if (code === undefined) codes.set(chunk, (code = codeOnly(chunk.content, chunk.language)));
+  return code;
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
@@ -32,7 +33,7 @@ export function callsWithoutDeclaring(c: Candidate, name: string): boolean {
   const lower = name.toLowerCase();
   // the outline of a class that declares it lists its header among its members': a declaration, not a call
   if (chunk.symbols.some((s) => lastNameSegment(s).toLowerCase() === lower)) return false;
-  return chunk.references.some((r) => r.toLowerCase() === lower) || holdsIdentifier(codeOf(chunk.content, chunk.language), name);
+  return chunk.references.some((r) => r.toLowerCase() === lower) || holdsIdentifier(codeOf(chunk), name);
 }
 
 /** Languages whose calls need no parentheses (`render partial`, `puts x`): there a mention is as good as a call. */
@@ -44,7 +45,7 @@ export function callsByName(c: Candidate, name: string): boolean {
   if (!chunk) return false;
   if (PARENLESS_CALLS.has(chunk.language)) return true;
   const escaped = name.replace(/[$]/g, '\\$&');
-  return new RegExp(`(^|[^\\w$])${escaped}\\s*(<[^<>()]*>\\s*)?!?\\s*\\(`, 'i').test(codeOf(chunk.content, chunk.language));
+  return new RegExp(`(^|[^\\w$])${escaped}\\s*(<[^<>()]*>\\s*)?!?\\s*\\(`, 'i').test(codeOf(chunk));
 }
 
 /** A unit that only refers to X (an import, an export, a value handed on) ranks after the units that call it. */

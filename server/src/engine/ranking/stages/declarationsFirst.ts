@@ -52,11 +52,8 @@ export const declarationsFirstStage: Stage = {
     if (ctx.query.form !== 'identifier') return candidates;
     const declaring = candidates.filter((c) => c.chunk && declaresName(c.chunk, ctx.query.text));
     if (!declaring.length) return candidates;
-    if (declaring.length === candidates.length) {
-      primaryFirst(declaring);
-      return candidates;
-    }
     primaryFirst(declaring);
+    if (declaring.length === candidates.length) return candidates;
     const first = new Set(declaring);
     for (const c of candidates) {
       if (first.has(c)) {
