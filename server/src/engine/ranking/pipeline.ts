@@ -28,6 +28,7 @@ import { testDemotionStage } from './stages/testDemotion';
 import { releaseNotesStage } from './stages/releaseNotes';
 import { activationStage } from './stages/activation';
 import { learnedScorerStage } from './stages/learnedScorer';
+import { membersOverOutlinesStage } from './stages/membersOverOutlines';
 import { relevanceCutoffStage } from './stages/relevanceCutoff';
 import { codeIntentStage, informationIntentStage } from './intents';
 
@@ -49,6 +50,7 @@ export function searchPipeline(): PipelineStep[] {
     step('rule', activationStage),
     step('rule', testDemotionStage),
     step('rule', releaseNotesStage),
+    step('rule', membersOverOutlinesStage),
     step('contract', implementsPartitionStage),
     step('contract', declarationsFirstStage),
     step('contract', callersFirstStage),
