@@ -4,7 +4,9 @@
  *
  *   score      learned-scorer       the learned scorer's relevance becomes the base score (off: the fused score)
  *   rules      bm25 → symbol-boosts → information-intent → code-intent → activation → test-demotion → release-notes
- *                                   the seeds' formulas on that base (boosts ×, bonuses +), each explained
+ *              → members-over-outlines
+ *                                   the seeds' formulas on that base (boosts ×, bonuses +), each explained; then a
+ *                                   description lands on a class's member rather than on its outline
  *   contracts  implements-partition → declarations-first → callers-first → phrase-partition
  *                                   the orderings the seeds promise (and, for a bare identifier, its declarations
  *                                   before its uses), as groups nothing later reorders
