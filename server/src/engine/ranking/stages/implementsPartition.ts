@@ -8,7 +8,9 @@
  *  2. X's own definition is kept in the top 3 of that first group, never above its best implementation (it is
  *     context, not an answer: "implementers first, protocol in the top 3");
  *  3. everything else (the implementations' members, usage sites, ...) follows in score order.
- * With no implementation of X in the candidates, nothing changes (the query falls back to text ranking).
+ * With no implementation of X in the candidates, X's definition and the interfaces that extend it form the first
+ * group (with a warning saying that nothing implements X); with no definition either, nothing changes (the query falls
+ * back to text ranking).
  */
 import { isTestPath } from '../../testPaths';
 import type { Candidate, Stage } from '../candidate';
@@ -26,6 +28,14 @@ export const lastSegment = (name: string): string => name.split(/\.|::/).pop() ?
 export function isImplementation(c: Candidate, name: string): boolean {
   const chunk = c.chunk;
   if (!chunk || !TYPE_DECLARATION_KINDS.has(chunk.kind) || PROTOCOL_KINDS.has(chunk.kind)) return false;
+  if (c.conformsTo !== undefined && lastSegment(c.conformsTo).toLowerCase() === name) return true;
+  return chunk.conformances.some((x) => lastSegment(x.replace(/<.*$/s, '')).toLowerCase() === name);
+}
+
+/** An interface, protocol or trait that extends `name` (lower-case last segment): a refinement, not an implementation. */
+export function isRefinement(c: Candidate, name: string): boolean {
+  const chunk = c.chunk;
+  if (!chunk || !PROTOCOL_KINDS.has(chunk.kind)) return false;
   if (c.conformsTo !== undefined && lastSegment(c.conformsTo).toLowerCase() === name) return true;
   return chunk.conformances.some((x) => lastSegment(x.replace(/<.*$/s, '')).toLowerCase() === name);
 }
@@ -113,18 +123,7 @@ export const implementsPartitionStage: Stage = {
       wanted.length >= 2
         ? candidates.find((c) => !!c.chunk && TYPE_DECLARATION_KINDS.has(c.chunk.kind) && c.chunk.kind !== 'extension' && endsWithSegments(segmentsOf(c.chunk.symbol), wanted))
         : undefined;
-    const impls = resolveQualified(t.name, name, candidates, candidates.filter((c) => c !== ownDecl && isImplementation(c, name)));
-    if (!impls.length) return candidates;
-    // indirect implementations (through a sub-interface or a superclass) follow the direct ones
-    const direct = impls.filter((c) => c.conformsVia === undefined);
-    if (direct.length) {
-      const floor = Math.min(...direct.map((c) => c.score));
-      for (const c of impls) {
-        if (c.conformsVia === undefined || c.score < floor) continue;
-        c.explanation.push(`implements ${t.name} through ${c.conformsVia}: after the direct implementations (score ${round(c.score)} → ${round(floor * 0.999)})`);
-        c.score = floor * 0.999;
-      }
-    }
+    let impls = resolveQualified(t.name, name, candidates, candidates.filter((c) => c !== ownDecl && isImplementation(c, name)));
     let found = candidates.filter((c) => isDefinitionOf(c, name));
     // a qualified target whose own declaration is not among the candidates (Go's `io.Reader` in a tree without the io
     // package): a declaration of the name counts only where its file's folders hold the qualifier (package `io`:
@@ -139,11 +138,33 @@ export const implementsPartitionStage: Stage = {
     const defs = outsideTests.length ? outsideTests : found;
     // an interface/protocol/trait is what can be implemented (io.Reader over textproto.Reader, a struct)
     const def = ownDecl ?? defs.find((c) => PROTOCOL_KINDS.has(c.chunk!.kind)) ?? defs[0];
+    // nothing in the index implements X (an interface only extended by others, a protocol the project declares for
+    // its users to adopt): its definition and the interfaces that extend it come first, with a line saying so,
+    // instead of the text ranking's usage sites (zod's `ParseContext` was 12th, behind functions that take one)
+    if (!impls.length) {
+      if (!def) return candidates;
+      impls = candidates.filter((c) => c !== def && isRefinement(c, name));
+      ctx.effects?.warnings.push(
+        `Nothing in the index implements ${t.name}; listed first: its definition${impls.length ? ` and the ${impls.length === 1 ? 'interface that extends' : 'interfaces that extend'} it` : ''}.`,
+      );
+      for (const c of impls) c.explanation.push(`extends ${t.name}, which nothing in the index implements: listed with its definition`);
+    }
+    // indirect implementations (through a sub-interface or a superclass) follow the direct ones
+    const direct = impls.filter((c) => c.conformsVia === undefined);
+    if (direct.length) {
+      const floor = Math.min(...direct.map((c) => c.score));
+      for (const c of impls) {
+        if (c.conformsVia === undefined || c.score < floor) continue;
+        c.explanation.push(`implements ${t.name} through ${c.conformsVia}: after the direct implementations (score ${round(c.score)} → ${round(floor * 0.999)})`);
+        c.score = floor * 0.999;
+      }
+    }
     const first = new Set([...impls, ...(def ? [def] : [])]);
     for (const c of candidates) {
       const g = c.group ?? 0;
       if (first.has(c)) {
-        c.explanation.push(c === def ? `definition of ${t.name}: kept with its implementations` : `implements ${t.name}: listed with the implementations, before other results`);
+        if (c === def) c.explanation.push(`definition of ${t.name}: kept with its implementations`);
+        else if (!c.explanation.some((l) => l.startsWith(`extends ${t.name}, which nothing`))) c.explanation.push(`implements ${t.name}: listed with the implementations, before other results`);
         continue;
       }
       c.group = g + 1;
