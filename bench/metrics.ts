@@ -4,6 +4,52 @@ export interface Hit {
   path: string;
   startLine: number;
   endLine: number;
+  /**
+   * Spans of other units inside the hit's span (1-based, inclusive), which the hit does not show: a class too large for
+   * one unit is an outline (header, fields, members' signatures) spanning the whole class plus a unit per member, and
+   * the outline does not answer a question about one member's body (`withHoles`).
+   */
+  holes?: ReadonlyArray<readonly [number, number]>;
+}
+
+/** The first line in [from, to] that `h` shows (in its span, in no hole), or 0. */
+function firstShownLine(h: Hit, from: number, to: number): number {
+  let line = Math.max(h.startLine, from);
+  const last = Math.min(h.endLine, to);
+  if (line > last) return 0;
+  if (h.holes?.length) {
+    for (const [a, b] of [...h.holes].sort((x, y) => x[0] - y[0])) {
+      if (a > line) break;
+      if (b >= line) line = b + 1;
+    }
+  }
+  return line <= last ? line : 0;
+}
+
+/** Whether `h` shows some line of [from, to] of `path`. */
+export function showsLines(h: Hit, path: string, from: number, to: number): boolean {
+  return h.path === path && firstShownLine(h, from, to) > 0;
+}
+
+/** Each unit's lines by path (what `withHoles` subtracts), from a corpus's chunks or an index's chunk spans. */
+export function spansByPath(units: Iterable<{ path: string; startLine: number; endLine: number }>): Map<string, Array<{ startLine: number; endLine: number }>> {
+  const out = new Map<string, Array<{ startLine: number; endLine: number }>>();
+  for (const u of units) {
+    let list = out.get(u.path);
+    if (!list) out.set(u.path, (list = []));
+    list.push({ startLine: u.startLine, endLine: u.endLine });
+  }
+  return out;
+}
+
+/** The hits with the units nested in their spans as holes: what each result shows. */
+export function withHoles(hits: readonly Hit[], spans: ReadonlyMap<string, ReadonlyArray<{ startLine: number; endLine: number }>>): Hit[] {
+  return hits.map((h) => {
+    const inside = (spans.get(h.path) ?? []).filter(
+      (c) => h.startLine <= c.startLine && c.endLine <= h.endLine && !(c.startLine === h.startLine && c.endLine === h.endLine),
+    );
+    return inside.length ? { ...h, holes: inside.map((c) => [c.startLine, c.endLine] as const) } : h;
+  });
 }
 
 export interface Target {
@@ -12,11 +58,10 @@ export interface Target {
   anchorLine: number;
 }
 
-/** 1-based rank of the first relevant hit within the first `k`, or 0. */
+/** 1-based rank of the first hit that shows the target's anchor line within the first `k`, or 0. */
 export function firstRelevantRank(hits: readonly Hit[], target: Target, k = 10): number {
   for (let i = 0; i < Math.min(k, hits.length); i++) {
-    const h = hits[i];
-    if (h.path === target.path && h.startLine <= target.anchorLine && target.anchorLine <= h.endLine) return i + 1;
+    if (showsLines(hits[i]!, target.path, target.anchorLine, target.anchorLine)) return i + 1;
   }
   return 0;
 }

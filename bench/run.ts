@@ -10,7 +10,7 @@ import { Engine } from '../server/src/engine/engine';
 import type { ChunkStore } from '../server/src/engine/store/chunkStore';
 import type { Chunk } from '../server/src/engine/types';
 import { CACHE_DIR, CorpusInfo, prepareCorpora } from './corpora';
-import { firstRelevantRank, firstRelevantRankAny, latency, LatencyReport, QualityReport, summarize } from './metrics';
+import { firstRelevantRank, firstRelevantRankAny, latency, LatencyReport, QualityReport, spansByPath, summarize, withHoles } from './metrics';
 import { anchorLine, BenchQuery, prepareSets } from './sets';
 import { loadQuestions } from './questions';
 
@@ -114,7 +114,12 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   return [v, performance.now() - t];
 }
 
-async function evaluate(systems: SearchSystem[], queries: BenchQuery[]): Promise<{ quality: CorpusResult['quality']; latency: Record<string, number[]> }> {
+/**
+ * Every system's ranks over the query sets. A hit is credited with the lines it shows: its span less the spans of the
+ * corpus's units nested in it (`spans`; bench/metrics.ts `withHoles`), so a class's outline does not answer a question
+ * about one of its methods, for Quarry and for the baselines that rank Quarry's units alike.
+ */
+async function evaluate(systems: SearchSystem[], queries: BenchQuery[], spans: ReturnType<typeof spansByPath>): Promise<{ quality: CorpusResult['quality']; latency: Record<string, number[]> }> {
   const quality: CorpusResult['quality'] = {};
   const times: Record<string, number[]> = {};
   for (const set of ['identifier', 'docstring', 'question'] as const) {
@@ -129,7 +134,7 @@ async function evaluate(systems: SearchSystem[], queries: BenchQuery[]): Promise
       for (const q of qs) {
         const [hits, ms] = await timed(() => sys.search(q.text, 10));
         times[sys.name].push(ms);
-        const r = firstRelevantRankAny(hits, q.targets ?? [q.target], 10);
+        const r = firstRelevantRankAny(withHoles(hits, spans), q.targets ?? [q.target], 10);
         ranks.push(r);
         (byLang[q.language] ??= []).push(r);
       }
@@ -244,13 +249,14 @@ async function benchCorpus(corpus: CorpusInfo, quick: boolean): Promise<CorpusRe
   log(`${corpus.name}: ${prepared.queries.length} queries × ${systems.length} systems`);
   // Warm-up, so the first measured query does not pay for lazy loading.
   for (const s of systems) await s.search('warm up query', 10);
-  const { quality, latency: samples } = await evaluate(systems, prepared.queries);
+  const spans = spansByPath(chunks);
+  const { quality, latency: samples } = await evaluate(systems, prepared.queries, spans);
 
   // Ablation: the Quarry pipeline with one ranking stage off at a time.
   const ablation: Record<string, Record<string, number>> = {};
   for (const stage of QUALITY_ONLY ? [] : ABLATED_STAGES) {
     const sys = quarrySystem(engine, `without ${stage}`, [stage]);
-    const { quality: q } = await evaluate([sys], prepared.queries);
+    const { quality: q } = await evaluate([sys], prepared.queries, spans);
     for (const [set, bySys] of Object.entries(q)) (ablation[set] ??= {})[stage] = bySys[sys.name].mrr10;
   }
 
@@ -327,12 +333,13 @@ async function benchFixture(): Promise<FixtureResult> {
     queries.push({ set: 'identifier', text: e.query, language: c.language, split: 'test', target: { path: e.path, anchorLine: anchorLine(text, c.startLine, c.endLine, c.name), symbol: e.symbol } });
   }
   const systems: SearchSystem[] = [quarrySystem(engine)];
+  const fixtureSpans = spansByPath(chunks);
   if (ripgrepAvailable()) systems.push(ripgrepSystem(dir));
   systems.push(miniSearchSystem(chunks), await lanceFtsSystem(chunks, lanceDir(CACHE_DIR, 'fixture-polyglot')));
   const out: FixtureResult = { queries: queries.length, systems: {} };
   for (const sys of systems) {
     const ranks: number[] = [];
-    for (const q of queries) ranks.push(firstRelevantRank(await sys.search(q.text, 10), q.target, 10));
+    for (const q of queries) ranks.push(firstRelevantRank(withHoles(await sys.search(q.text, 10), fixtureSpans), q.target, 10));
     const at = (k: number) => ranks.filter((r) => r > 0 && r <= k).length / (ranks.length || 1);
     out.systems[sys.name] = { p1: at(1), p3: at(3), p5: at(5) };
     await sys.close?.();

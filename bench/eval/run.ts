@@ -11,7 +11,7 @@ import { Engine } from '../../server/src/engine/engine';
 import type { ChunkStore } from '../../server/src/engine/store/chunkStore';
 import { defaultConfig } from '../../server/src/engine/config/schema';
 import { createEmbeddingProvider } from '../../server/src/engine/embedding/registry';
-import { bootstrapCI, type Hit } from '../metrics';
+import { bootstrapCI, showsLines, spansByPath, withHoles, type Hit } from '../metrics';
 import { denseOnlySystem, openCurrentStore, quarrySystem, ripgrepAvailable } from '../systems';
 import { fetchRepo } from './fetch';
 import { CATEGORIES, EVAL_DIR, EvalQuery, EvalTarget, FROZEN_PATH, halfOf, loadAll, queriesSha256, treeChecksum } from './spec';
@@ -80,42 +80,8 @@ function ripgrepRanked(dir: string): System {
 
 // ---------------------------------------------------------------- metrics
 
-/**
- * A hit's lines as its result shows them: its range less the units nested in it. A class split into a declaration
- * and its members is a result whose range is the whole class, but it shows the header, the fields and the members'
- * signatures: a question answered by one method is not answered by it (issue 17: results that land on declarations).
- */
-export interface ShownHit extends Hit {
-  /** Ranges of other units inside the hit's range (1-based, inclusive), which it does not show. */
-  holes?: ReadonlyArray<readonly [number, number]>;
-}
-
-/** Whether some line of `t` is a line the hit shows. */
-export function overlaps(h: ShownHit, t: EvalTarget): boolean {
-  if (h.path !== t.path) return false;
-  if (!t.lines) return true;
-  const from = Math.max(h.startLine, t.lines[0]);
-  const to = Math.min(h.endLine, t.lines[1]);
-  if (from > to) return false;
-  if (!h.holes?.length) return true;
-  // the first line of [from, to] that no hole covers
-  let line = from;
-  for (const [a, b] of [...h.holes].sort((x, y) => x[0] - y[0])) {
-    if (a > line) break;
-    if (b >= line) line = b + 1;
-  }
-  return line <= to;
-}
-
-/** The units nested in each hit's range (from the index's chunk spans, by path), as its holes. */
-export function withHoles(hits: readonly Hit[], spansByPath: ReadonlyMap<string, ReadonlyArray<{ startLine: number; endLine: number }>>): ShownHit[] {
-  return hits.map((h) => {
-    const inside = (spansByPath.get(h.path) ?? []).filter(
-      (c) => h.startLine <= c.startLine && c.endLine <= h.endLine && !(c.startLine === h.startLine && c.endLine === h.endLine),
-    );
-    return inside.length ? { ...h, holes: inside.map((c) => [c.startLine, c.endLine] as const) } : h;
-  });
-}
+/** Whether some line of `t` is a line the hit shows (its span less the units nested in it: bench/metrics.ts). */
+export const overlaps = (h: Hit, t: EvalTarget): boolean => (t.lines ? showsLines(h, t.path, t.lines[0], t.lines[1]) : h.path === t.path);
 const dcgAt = (i: number) => 1 / Math.log2(i + 2);
 
 export interface QueryScore {
@@ -129,7 +95,7 @@ export interface QueryScore {
   mrr10: number;
 }
 
-export function scoreQuery(hits: readonly ShownHit[], q: Pick<EvalQuery, 'relevant' | 'secondary'>): QueryScore {
+export function scoreQuery(hits: readonly Hit[], q: Pick<EvalQuery, 'relevant' | 'secondary'>): QueryScore {
   const top = hits.slice(0, K);
   const all = [...q.relevant, ...q.secondary];
   const targetFiles = new Set(all.map((t) => t.path));
@@ -278,19 +244,14 @@ async function main(): Promise<void> {
     }
     // what each result shows: a split class's declaration unit less its members (`overlaps`)
     const spansStore = store ?? (await openCurrentStore(dir));
-    const spansByPath = new Map<string, Array<{ startLine: number; endLine: number }>>();
-    for (const c of await spansStore.chunkSpansOf()) {
-      let list = spansByPath.get(c.path);
-      if (!list) spansByPath.set(c.path, (list = []));
-      list.push(c);
-    }
+    const spans = spansByPath(await spansStore.chunkSpansOf());
     if (spansStore !== store) await spansStore.close();
     for (const q of qs) {
       const pq: PerQuery = { id: q.id, repo: f.repo.name, category: q.category, half: halfOf(q.id), scores: {} };
       if (pq.half === 'tune') pq.top = {};
       for (const s of run) {
         const hits = await s.search(q.query, K);
-        pq.scores[s.name] = scoreQuery(withHoles(hits, spansByPath), q);
+        pq.scores[s.name] = scoreQuery(withHoles(hits, spans), q);
         if (pq.top) pq.top[s.name] = [...new Set(hits.map((h) => `${h.path}:${h.startLine}-${h.endLine}`))].slice(0, 10);
       }
       perQuery.push(pq);
