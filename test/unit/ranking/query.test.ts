@@ -55,6 +55,12 @@ describe('query parser', () => {
       ['list every Dispatcher subclass', 'implementations', 'Dispatcher'],
       ['show all Handler implementations', 'implementations', 'Handler'],
       ['each Transport implementation', 'implementations', 'Transport'],
+      // "impls of", "classes that inherit X" (without "from"), "show me everything that extends X"
+      ['impls of Iterator', 'implementations', 'Iterator'],
+      ['classes that inherit Base', 'implementations', 'Base'],
+      ['which types inherit Base', 'implementations', 'Base'],
+      ['show me everything that extends Widget', 'implementations', 'Widget'],
+      ['find all types that implement Codec', 'implementations', 'Codec'],
       // a lower-case adjective before a capitalised name is not the target
       ['what extends the standard Error class', 'implementations', 'Error'],
       ['which classes implement the builtin Iterator', 'implementations', 'Iterator'],
@@ -73,6 +79,10 @@ describe('query parser', () => {
     assert.equal(parseQuery('how to extend the router with plugins').target, null);
     assert.equal(parseQuery('where do we retry failed uploads').target, null);
     assert.equal(parseQuery('functions that parse dates').target, null);
+    // "inherit" without "from" only after a word for types; tree "descendants" are not subclasses
+    assert.equal(parseQuery('which processes inherit the file descriptors').target, null);
+    assert.equal(parseQuery('descendants of a DOM node in the tree').target, null);
+    assert.equal(parseQuery('show me how errors are handled').target, null);
   });
   it('joins a word and a particle that code writes as one word ("time out" → timeout), never a function word', () => {
     assert.deepEqual(compoundWords('time out a request that gets no response'), ['timeout']);

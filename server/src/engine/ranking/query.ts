@@ -100,7 +100,7 @@ const IDENT = String.raw`([A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*)`;
 /** "the X interface", "the X trait", "X base class": the name inside such a wrapper. */
 const KIND_WORDS = String.raw`(?:interface|protocol|trait|abstract\s+class|base\s+class|class|type|module|mixin)`;
 const TARGET = String.raw`(?:the\s+|an?\s+)?(?:abstract\s+)?(?:${KIND_WORDS}\s+)?${IDENT}(?:\s+${KIND_WORDS})?`;
-const IMPLEMENTERS = String.raw`(?:implementations?|implementers?|implementors?|conformers?|subclasses|subtypes|subclass|derived\s+classes|child\s+classes|adopters?)`;
+const IMPLEMENTERS = String.raw`(?:implementations?|implementers?|implementors?|conformers?|subclasses|subtypes|subclass|derived\s+classes|child\s+classes|impls|adopters?)`;
 /** The verbs of conformance, with an optional "directly" ("inherits directly from", "derived directly from"). */
 const IMPLEMENTING = String.raw`(?:(?:directly\s+)?(?:implements?|implementing|implemented|conforms?\s+to|conforming\s+to|extends?|extending|extended|adopts?|adopting|satisf(?:y|ies|ying)|(?:inherits?|inheriting|derives?|deriving|derived)\s+(?:directly\s+)?from|subclass(?:es)?|subclassing|built\s+(?:on\s+top\s+of|on|upon))(?:\s+directly)?)`;
 const THINGS = String.raw`(?:types?|classes|class|structs?|enums?|objects?|records?|impls?|implementations?|things|concrete\s+types?)`;
@@ -112,11 +112,13 @@ const MODIFIERS = String.raw`(?:[A-Za-z][\w-]*\s+){0,2}?`;
 const NAMED_THINGS = String.raw`(?:${MODIFIERS}(?:${THINGS}|[A-Za-z][\w-]*[a-z]s))`;
 const FORMS: Array<{ relation: TargetRelation; re: RegExp }> = [
   // what/which/who (types|classes ...) implement(s)/extend(s)/satisfy/inherit from X
-  { relation: 'implementations', re: new RegExp(String.raw`^(?:what|which|who|list|show|find|all|everything|anything)(?:\s+(?:are\s+)?(?:the\s+)?${NAMED_THINGS})?\s+(?:that\s+|which\s+)?(?:do\s+|does\s+)?${IMPLEMENTING}\s+${TARGET}`, 'i') },
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:what|which|who|(?:list|show|find)(?:\s+me)?(?:\s+(?:all|everything|anything))?|all|everything|anything)(?:\s+(?:are\s+)?(?:the\s+)?${NAMED_THINGS})?\s+(?:that\s+|which\s+)?(?:do\s+|does\s+)?${IMPLEMENTING}\s+${TARGET}`, 'i') },
   // (all) implementations / subclasses / implementers of X
   { relation: 'implementations', re: new RegExp(String.raw`^(?:(?:list|show|find)\s+|what\s+are\s+)?(?:all\s+)?(?:the\s+)?(?:known\s+)?${MODIFIERS}${IMPLEMENTERS}\s+(?:of|for)\s+${TARGET}`, 'i') },
   // types/classes (that) implement X
   { relation: 'implementations', re: new RegExp(String.raw`^(?:all\s+)?(?:the\s+)?${NAMED_THINGS}\s+(?:that\s+|which\s+)?${IMPLEMENTING}\s+${TARGET}`, 'i') },
+  // classes/types that inherit X (only with a word for types: "which processes inherit the file descriptors" is not one)
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:what|which|all|list|show|find)?\s*(?:the\s+)?${THINGS}\s+(?:that\s+|which\s+)?(?:inherits?|inheriting)\s+${TARGET}`, 'i') },
   // implements X, conforms to X, extends X, impl X for
   { relation: 'implementations', re: new RegExp(String.raw`^(?:${IMPLEMENTING}|impl)\s+${TARGET}(?:\s+for)?\s*\??$`, 'i') },
   // X implementations, X subclasses, "Observer implementers", "list every Dispatcher subclass"

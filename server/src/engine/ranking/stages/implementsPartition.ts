@@ -142,7 +142,8 @@ export const implementsPartitionStage: Stage = {
     // its users to adopt): its definition and the interfaces that extend it come first, with a line saying so,
     // instead of the text ranking's usage sites (zod's `ParseContext` was 12th, behind functions that take one)
     if (!impls.length) {
-      if (!def) return candidates;
+      // only for a name written as a type's (a lower-case "retry policy implementations" may be a phrase, not a name)
+      if (!def || !/\p{Lu}/u.test(lastSegment(t.name))) return candidates;
       impls = candidates.filter((c) => c !== def && isRefinement(c, name));
       ctx.effects?.warnings.push(
         `Nothing in the index implements ${t.name}; listed first: its definition${impls.length ? ` and the ${impls.length === 1 ? 'interface that extends' : 'interfaces that extend'} it` : ''}.`,
