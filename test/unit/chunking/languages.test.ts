@@ -75,7 +75,7 @@ describe('chunking: per-language metadata', () => {
     assert.equal(m.container, 'MemoryLedger');
     assert.equal(m.name, 'ReserveUnits');
     assert.equal(m.doc, 'ReserveUnits takes qty units of a SKU out of stock, or fails with ErrInsufficientStock.');
-    assert.deepEqual(bySymbol(chunks, 'StockLedger').conformances, ['StockReader', 'Stringer']);
+    assert.deepEqual(bySymbol(chunks, 'StockLedger').conformances, ['StockReader', 'fmt.Stringer'], 'an embedded type keeps its package');
     assert.equal(bySymbol(chunks, 'StockLedger').kind, 'interface');
     const s = bySymbol(chunks, 'MemoryLedger');
     assert.equal(s.kind, 'struct');

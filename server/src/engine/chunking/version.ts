@@ -31,5 +31,6 @@
  *      statement over the maximum that wraps none is cut under it (lodash.js was one chunk of 144,000 tokens); a
  *      `/**` documentation block one or two blank lines above a declaration documents it (it was glued to the unit above);
  *      a TypeScript module augmentation (`declare module 'express'`) is named without the quotes.
+ *  10: a Go type's embedded types keep their package (`struct{ io.Reader }` conforms to `io.Reader`, not to `Reader`).
  */
-export const CHUNKER_VERSION = 9;
+export const CHUNKER_VERSION = 10;

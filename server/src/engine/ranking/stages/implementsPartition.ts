@@ -25,11 +25,42 @@ export const lastSegment = (name: string): string => name.split(/\.|::/).pop() ?
  * protocols and traits that extend it (Go's `SizedReader` embedding `Reader`) are refinements, not implementations:
  * they rank with the other results.
  */
-export function isImplementation(c: Candidate, name: string): boolean {
+export function isImplementation(c: Candidate, name: string, go?: GoPackages): boolean {
   const chunk = c.chunk;
   if (!chunk || !TYPE_DECLARATION_KINDS.has(chunk.kind) || PROTOCOL_KINDS.has(chunk.kind)) return false;
+  if (go && chunk.language === 'go') return [...(c.conformsTo !== undefined ? [c.conformsTo] : []), ...chunk.conformances].some((x) => goNamesTarget(x, c.path, go));
   if (c.conformsTo !== undefined && lastSegment(c.conformsTo).toLowerCase() === name) return true;
   return chunk.conformances.some((x) => lastSegment(x.replace(/<.*$/s, '')).toLowerCase() === name);
+}
+
+/** Go's packages are folders: what a Go conformance is compared with. */
+export interface GoPackages {
+  /** The target's segments, lower-case (`['io', 'reader']`, `['reader']`). */
+  target: string[];
+  /** The folders (last segment, lower-case) of the index's declarations of the target's name among the candidates. */
+  declaredIn: ReadonlySet<string>;
+}
+
+const folderOf = (path: string): string => {
+  const parts = path.toLowerCase().split('/');
+  return parts.length > 1 ? parts[parts.length - 2]! : '';
+};
+
+/**
+ * Whether a Go type's conformance (an embedded type as written, `io.Reader` or `Reader`, or a conformance-index row:
+ * `io.Reader` for a standard interface, `Reader` for an interface of the index) names the target. A name written
+ * without a package is the type's own package's (or, for a row, an interface the index declares); one written with
+ * it is that package's: `struct{ io.Reader }` implements `io.Reader`, not the project's own `myio.Reader`.
+ */
+function goNamesTarget(conformance: string, path: string, go: GoPackages): boolean {
+  const segs = segmentsOf(conformance);
+  const want = go.target;
+  if (segs[segs.length - 1] !== want[want.length - 1]) return false;
+  const written = segs.length > 1 ? segs[segs.length - 2] : undefined;
+  const wanted = want.length > 1 ? want[want.length - 2] : undefined;
+  if (wanted !== undefined) return written !== undefined ? written === wanted : folderOf(path) === wanted || go.declaredIn.has(wanted);
+  // a bare target: the index's own declaration of the name when it has one, else the one outside (`io.Reader`)
+  return written === undefined || go.declaredIn.size === 0 || go.declaredIn.has(written);
 }
 
 /** An interface, protocol or trait that extends `name` (lower-case last segment): a refinement, not an implementation. */
@@ -123,7 +154,12 @@ export const implementsPartitionStage: Stage = {
       wanted.length >= 2
         ? candidates.find((c) => !!c.chunk && TYPE_DECLARATION_KINDS.has(c.chunk.kind) && c.chunk.kind !== 'extension' && endsWithSegments(segmentsOf(c.chunk.symbol), wanted))
         : undefined;
-    let impls = resolveQualified(t.name, name, candidates, candidates.filter((c) => c !== ownDecl && isImplementation(c, name)));
+    // Go: the target's package against the conformance's (the folders of the index's declarations of the name)
+    const go: GoPackages = {
+      target: wanted,
+      declaredIn: new Set(candidates.filter((c) => c.chunk?.language === 'go' && isDefinitionOf(c, name)).map((c) => folderOf(c.path))),
+    };
+    let impls = resolveQualified(t.name, name, candidates, candidates.filter((c) => c !== ownDecl && isImplementation(c, name, go)));
     let found = candidates.filter((c) => isDefinitionOf(c, name));
     // a qualified target whose own declaration is not among the candidates (Go's `io.Reader` in a tree without the io
     // package): a declaration of the name counts only where its file's folders hold the qualifier (package `io`:

@@ -89,7 +89,8 @@ export const symbolBoostStage: Stage = {
       // A type of the same name that conforms to it (Go's strings.Reader satisfies io.Reader) is an answer, not context.
       if (implementsTarget && chunk.name.toLowerCase() === implementsTarget && c.conformsTo === undefined) continue;
       const defined = lowerSet(chunk.symbols);
-      const declared = new Set(chunk.conformances.map((s) => s.toLowerCase()));
+      // (a Go embedded type keeps its package, `io.Reader`: its last name counts as the bare names of other languages)
+      const declared = new Set(chunk.conformances.flatMap((s) => [s.toLowerCase(), lastSegment(s).toLowerCase()]));
       // a conformance the index proves (Go's implicit interfaces) ties the type to the name as a declared one does
       // (an interface declared outside the index is named with its package, `io.Reader`: its last name counts)
       const proven = implementsTarget !== undefined && c.conformsTo !== undefined ? lastSegment(c.conformsTo).toLowerCase() : undefined;
@@ -109,7 +110,7 @@ export const symbolBoostStage: Stage = {
       } else if (wordsNameProtocol && PROTOCOL_KINDS.has(chunk.kind) && namedInWords(chunk.name, queryParts)) {
         boost(c, b.exactSymbol, `the query names this ${chunk.kind} in words: "${wordsNameProtocol}" and every word of ${chunk.name}`);
       }
-      const conf = chunk.conformances.map((x) => x.toLowerCase());
+      const conf = chunk.conformances.flatMap((x) => [x.toLowerCase(), lastSegment(x).toLowerCase()]);
       const implementsQuery = target?.relation === 'implementations';
       // the conformance index may know more than the chunk's declaration: Go types satisfy interfaces implicitly
       const conformsTo = c.conformsTo !== undefined ? lastSegment(c.conformsTo).toLowerCase() : undefined;

@@ -16,7 +16,7 @@
  *   refresh.ts       the pass over the store (cached facts, the difference written)
  */
 import type { Node } from 'web-tree-sitter';
-import { bareNames, childOfType, childrenOfType, field, named, type LanguageDefinition } from '../types';
+import { bareTypeName, childOfType, childrenOfType, field, named, type LanguageDefinition } from '../types';
 import { goFactsOf, refreshGoImplicitConformances } from './refresh';
 import { IMPLICIT_KINDS } from './types';
 
@@ -33,16 +33,36 @@ function firstSpec(n: Node): Node | null {
   return childOfType(n, 'type_spec', 'type_alias');
 }
 
+/**
+ * An embedded type's name as written, with its package when it has one (`io.Reader` for `struct{ io.Reader }`, `*bufio.Writer`
+ * → `bufio.Writer`, `List[T]` → `List`): another package's `Reader` is not this package's, and "what implements Reader"
+ * in a project that declares its own must not list the wrappers of `io.Reader` (implements-partition compares packages).
+ */
+function embeddedNames(nodes: Array<Node | null | undefined>): string[] {
+  const out: string[] = [];
+  for (const n of nodes) {
+    if (!n) continue;
+    const name = bareTypeName(n.text);
+    if (!name) continue;
+    const written = n.text.replace(/\[[^\]]*\]/g, '').replace(/^[\s*]+/, '').trim();
+    const dot = written.lastIndexOf('.');
+    const pkg = dot > 0 ? written.slice(0, dot).trim() : '';
+    const full = /^[\p{L}_][\p{L}\p{N}_]*$/u.test(pkg) ? `${pkg}.${name}` : name;
+    if (!out.includes(full)) out.push(full);
+  }
+  return out;
+}
+
 function typeConformances(n: Node): string[] {
   const t = field(firstSpec(n), 'type');
   if (!t) return [];
   if (t.type === 'struct_type') {
     const list = childOfType(t, 'field_declaration_list');
     // embedded fields have a type but no name
-    return bareNames(childrenOfType(list, 'field_declaration').filter((f) => !field(f, 'name')).map((f) => field(f, 'type')));
+    return embeddedNames(childrenOfType(list, 'field_declaration').filter((f) => !field(f, 'name')).map((f) => field(f, 'type')));
   }
   if (t.type === 'interface_type') {
-    return bareNames(childrenOfType(t, 'constraint_elem', 'type_elem').flatMap((c) => named(c)));
+    return embeddedNames(childrenOfType(t, 'constraint_elem', 'type_elem').flatMap((c) => named(c)));
   }
   return [];
 }
