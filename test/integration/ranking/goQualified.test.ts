@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { Engine } from '../../../server/src/engine/engine';
 import type { CodeMatch } from '../../../server/src/engine/api/results';
-import { removeDir, tempDir, writeFiles } from '../../support/workspace';
+import { tempDir, writeFiles } from '../../support/workspace';
 import { RANKING_CONFIGURATIONS } from '../../support/configurations';
+import { indexedWorkspace } from '../../support/indexedWorkspace';
 
 /**
  * Go packages in "what implements X": a struct that embeds `io.Reader` implements io's Reader, not the project's own
@@ -44,35 +44,28 @@ const show = (ms: CodeMatch[]) => ms.map((m, i) => `${i + 1}. ${m.content.symbol
 for (const cfg of RANKING_CONFIGURATIONS) {
   describe(`Go: "what implements X" compares packages (${cfg.label})`, function () {
     this.timeout(120_000);
-    let root: string;
-    let engine: Engine;
-    before(async () => {
-      root = tempDir('quarry-go-qualified-');
-      writeFiles(root, FILES);
-      engine = await Engine.open(root, cfg.open);
-      await engine.index();
-    });
-    after(async () => {
-      await engine?.close();
-      removeDir(root);
-    });
+    const ws = indexedWorkspace(() => {
+      const dir = tempDir('quarry-go-qualified-');
+      writeFiles(dir, FILES);
+      return dir;
+    }, cfg.open);
 
     it('the embedded type keeps its package in the chunk', async () => {
-      const res = await engine.search('countingReader', { limit: 3 });
+      const res = await ws.engine().search('countingReader', { limit: 3 });
       const decl = res.matches.find((m) => m.content.symbol === 'countingReader')!;
       assert.ok(decl, 'countingReader is indexed');
       assert.ok(decl.content.content.includes('io.Reader'));
     });
 
     it('"what implements Reader": the project\'s CSVReader, not the wrapper of io.Reader', async () => {
-      const ms = (await engine.search('what implements Reader', { limit: 10, explain: true })).matches;
+      const ms = (await ws.engine().search('what implements Reader', { limit: 10, explain: true })).matches;
       assert.equal(ms[0]?.content.symbol, 'CSVReader', show(ms));
       const wrapper = ms.find((m) => m.content.symbol === 'countingReader');
       assert.ok(!wrapper || !listedAsImplementation(wrapper), show(ms));
     });
 
     it('"what implements io.Reader": the wrapper that embeds io.Reader, not CSVReader', async () => {
-      const ms = (await engine.search('what implements io.Reader', { limit: 10, explain: true })).matches;
+      const ms = (await ws.engine().search('what implements io.Reader', { limit: 10, explain: true })).matches;
       assert.equal(ms[0]?.content.symbol, 'countingReader', show(ms));
       const csv = ms.find((m) => m.content.symbol === 'CSVReader');
       assert.ok(!csv || !listedAsImplementation(csv), show(ms));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { Engine } from '../../../server/src/engine/engine';
-import { removeDir, tempDir, writeFiles } from '../../support/workspace';
+import { tempDir, writeFiles } from '../../support/workspace';
 import { RANKING_CONFIGURATIONS } from '../../support/configurations';
+import { indexedWorkspace } from '../../support/indexedWorkspace';
 
 /**
  * "What implements X" when nothing in the index implements X (an interface only extended, or declared for the
@@ -68,22 +68,15 @@ export function roundTrips<T>(codec: Codec<T>, sample: T): boolean {
 for (const cfg of RANKING_CONFIGURATIONS) {
   describe(`"what implements X" when nothing implements X (${cfg.label})`, function () {
     this.timeout(120_000);
-    let root: string;
-    let engine: Engine;
-    before(async () => {
-      root = tempDir('quarry-implements-none-');
-      writeFiles(root, FILES);
-      engine = await Engine.open(root, cfg.open);
-      await engine.index();
-    });
-    after(async () => {
-      await engine?.close();
-      removeDir(root);
-    });
+    const ws = indexedWorkspace(() => {
+      const dir = tempDir('quarry-implements-none-');
+      writeFiles(dir, FILES);
+      return dir;
+    }, cfg.open);
 
     for (const q of ['what implements Codec', 'classes that implement Codec', 'Codec implementations']) {
       it(`"${q}": the definition and the interface that extends it first, with a warning`, async () => {
-        const res = await engine.search(q, { limit: 10, includeTests: false, explain: true });
+        const res = await ws.engine().search(q, { limit: 10, includeTests: false, explain: true });
         const symbols = res.matches.map((m) => m.content.symbol);
         assert.deepEqual(new Set(symbols.slice(0, 2)), new Set(['Codec', 'StreamingCodec']), symbols.join(', '));
         assert.ok(res.warnings.some((w) => /Nothing in the index implements Codec; listed first: its definition and the interface that extends it/.test(w)), res.warnings.join('\n'));
@@ -93,13 +86,13 @@ for (const cfg of RANKING_CONFIGURATIONS) {
     }
 
     it('an interface nothing extends or implements: its definition first, with the warning', async () => {
-      const res = await engine.search('what implements StreamingCodec', { limit: 10, includeTests: false });
+      const res = await ws.engine().search('what implements StreamingCodec', { limit: 10, includeTests: false });
       assert.equal(res.matches[0]?.content.symbol, 'StreamingCodec');
       assert.ok(res.warnings.some((w) => /Nothing in the index implements StreamingCodec; listed first: its definition\./.test(w)), res.warnings.join('\n'));
     });
 
     it('an interface with an implementation: the implementation first, no warning', async () => {
-      const res = await engine.search('what implements Transport', { limit: 10, includeTests: false });
+      const res = await ws.engine().search('what implements Transport', { limit: 10, includeTests: false });
       assert.equal(res.matches[0]?.content.symbol, 'TcpTransport');
       assert.ok(!res.warnings.some((w) => /Nothing in the index implements/.test(w)), res.warnings.join('\n'));
     });

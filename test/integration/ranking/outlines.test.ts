@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { Engine } from '../../../server/src/engine/engine';
 import type { CodeMatch } from '../../../server/src/engine/api/results';
-import { copyFixture, removeDir } from '../../support/workspace';
+import { copyFixture } from '../../support/workspace';
 import { RANKING_CONFIGURATIONS } from '../../support/configurations';
+import { indexedWorkspace } from '../../support/indexedWorkspace';
 
 /**
  * Members over outlines (ranking/stages/membersOverOutlines.ts): a large class is an outline unit plus a unit per
@@ -21,20 +21,10 @@ const isMember = (m: CodeMatch) => m.content.symbol.startsWith('CommandRegistry.
 for (const cfg of RANKING_CONFIGURATIONS) {
   describe(`a description lands on a member, not on its class's outline (${cfg.label})`, function () {
     this.timeout(120_000);
-    let root: string;
-    let engine: Engine;
-    before(async () => {
-      root = copyFixture('outlines');
-      engine = await Engine.open(root, cfg.open);
-      await engine.index();
-    });
-    after(async () => {
-      await engine?.close();
-      removeDir(root);
-    });
+    const ws = indexedWorkspace(() => copyFixture('outlines'), cfg.open);
 
     it('indexes the class as an outline and its members', async () => {
-      const res = await engine.search('CommandRegistry', { limit: 20, includeTests: false });
+      const res = await ws.engine().search('CommandRegistry', { limit: 20, includeTests: false });
       const outline = res.matches.find(isOutline);
       assert.ok(outline, 'the outline unit of CommandRegistry');
       assert.ok(outline.span[1] - outline.span[0] > 100, 'the outline spans the whole class');
@@ -42,7 +32,7 @@ for (const cfg of RANKING_CONFIGURATIONS) {
 
     for (const q of QUESTIONS) {
       it(`"${q}": a member of CommandRegistry comes before its outline, which stays in the list`, async () => {
-        const res = await engine.search(q, { limit: 10, includeTests: false });
+        const res = await ws.engine().search(q, { limit: 10, includeTests: false });
         const symbols = res.matches.map((m) => m.content.symbol);
         const outlineAt = res.matches.findIndex(isOutline);
         const firstMember = res.matches.findIndex(isMember);
@@ -54,7 +44,7 @@ for (const cfg of RANKING_CONFIGURATIONS) {
     it('a member that takes its outline\'s place says so, and the outline says to whom it gave it', async () => {
       let swaps = 0;
       for (const q of QUESTIONS) {
-        const res = await engine.search(q, { limit: 10, includeTests: false, explain: true });
+        const res = await ws.engine().search(q, { limit: 10, includeTests: false, explain: true });
         const outline = res.matches.find(isOutline);
         const taker = res.matches.find((m) => m.explanation.some((l) => l.startsWith('members over outlines: takes the place of CommandRegistry')));
         if (!taker) continue;
@@ -66,7 +56,7 @@ for (const cfg of RANKING_CONFIGURATIONS) {
     });
 
     it('"which events are emitted around running a command": CommandRegistry.run first, its outline in the top 5', async () => {
-      const res = await engine.search(QUESTIONS[0]!, { limit: 10, includeTests: false });
+      const res = await ws.engine().search(QUESTIONS[0]!, { limit: 10, includeTests: false });
       const symbols = res.matches.map((m) => m.content.symbol);
       const runAt = symbols.indexOf('CommandRegistry.run');
       assert.ok(runAt >= 0 && runAt <= 1, `CommandRegistry.run at #${runAt + 1}: ${symbols.join(', ')}`);
