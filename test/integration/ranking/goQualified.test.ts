@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import type { CodeMatch } from '../../../server/src/engine/api/results';
+import { join } from 'node:path';
+import { ChunkStore } from '../../../server/src/engine/store/chunkStore';
+import { resolveGeneration, vectorDir } from '../../../server/src/engine/store/generations';
 import { tempDir, writeFiles } from '../../support/workspace';
 import { RANKING_CONFIGURATIONS } from '../../support/configurations';
 import { indexedWorkspace } from '../../support/indexedWorkspace';
@@ -22,6 +25,16 @@ type CSVReader struct{ sep rune }
 
 // ReadRecord reads the next line and splits it at the separator.
 func (c *CSVReader) ReadRecord() ([]string, error) { return nil, nil }
+`,
+  'wrap/logged.go': `package wrap
+
+import "example.com/gq/myio"
+
+// Logged reads records through another reader and logs each one.
+type Logged struct {
+\tmyio.Reader
+\tprefix string
+}
 `,
   'myio/counting.go': `package myio
 
@@ -50,6 +63,18 @@ for (const cfg of RANKING_CONFIGURATIONS) {
       return dir;
     }, cfg.open);
 
+    it('a declared conformance is the row of its name; the chunk keeps the package', async () => {
+      const quarryDir = join(ws.root(), '.quarry');
+      const { store } = await ChunkStore.open(resolveGeneration(quarryDir).generation.dir, { vectorDir: vectorDir(quarryDir) });
+      try {
+        const rows = await store.conformancesOf('Reader');
+        assert.deepEqual(rows.map((r) => r.typeName).sort(), ['CSVReader', 'Logged', 'countingReader'], JSON.stringify(rows));
+        assert.equal((await store.conformancesOf('io.Reader')).filter((r) => r.typeName === 'countingReader').length, 0);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('the embedded type keeps its package in the chunk', async () => {
       const res = await ws.engine().search('countingReader', { limit: 3 });
       const decl = res.matches.find((m) => m.content.symbol === 'countingReader')!;
@@ -57,9 +82,12 @@ for (const cfg of RANKING_CONFIGURATIONS) {
       assert.ok(decl.content.content.includes('io.Reader'));
     });
 
-    it('"what implements Reader": the project\'s CSVReader, not the wrapper of io.Reader', async () => {
+    it('"what implements Reader": the project\'s CSVReader and the type that embeds myio.Reader, not the wrapper of io.Reader', async () => {
       const ms = (await ws.engine().search('what implements Reader', { limit: 10, explain: true })).matches;
-      assert.equal(ms[0]?.content.symbol, 'CSVReader', show(ms));
+      // the two implementations and the definition (kept in the top 3, after the best implementation) first
+      assert.deepEqual(new Set(ms.slice(0, 3).map((m) => m.content.symbol)), new Set(['CSVReader', 'Logged', 'Reader']), show(ms));
+      assert.notEqual(ms[0]!.content.symbol, 'Reader', show(ms));
+      for (const s of ['CSVReader', 'Logged']) assert.ok(listedAsImplementation(ms.find((m) => m.content.symbol === s)!), show(ms));
       const wrapper = ms.find((m) => m.content.symbol === 'countingReader');
       assert.ok(!wrapper || !listedAsImplementation(wrapper), show(ms));
     });
@@ -67,8 +95,10 @@ for (const cfg of RANKING_CONFIGURATIONS) {
     it('"what implements io.Reader": the wrapper that embeds io.Reader, not CSVReader', async () => {
       const ms = (await ws.engine().search('what implements io.Reader', { limit: 10, explain: true })).matches;
       assert.equal(ms[0]?.content.symbol, 'countingReader', show(ms));
-      const csv = ms.find((m) => m.content.symbol === 'CSVReader');
-      assert.ok(!csv || !listedAsImplementation(csv), show(ms));
+      for (const other of ['CSVReader', 'Logged']) {
+        const m = ms.find((x) => x.content.symbol === other);
+        assert.ok(!m || !listedAsImplementation(m), show(ms));
+      }
     });
   });
 }

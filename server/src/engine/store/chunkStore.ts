@@ -291,8 +291,10 @@ export class ChunkStore {
       this.writeMetaIfStale();
       // the tables are written side by side (LanceDB runs each operation off the main thread): a buffer update of the
       // language server waits for the slowest table, not for their sum
+      // a declared conformance is looked up by its name: a Go embedding written with its package (`io.Reader`, the
+      // chunk keeps it) is the row `Reader`, and the ranking compares the package from the chunk (implements-partition)
       const conf = chunks.flatMap((c) =>
-        c.conformances.map((p) => ({ chunk_id: c.id, protocol_name: p, path: c.path, type_name: c.symbol, kind: c.kind })),
+        c.conformances.map((p) => ({ chunk_id: c.id, protocol_name: p.slice(p.lastIndexOf('.') + 1), path: c.path, type_name: c.symbol, kind: c.kind })),
       );
       await Promise.all([
         (async () => {

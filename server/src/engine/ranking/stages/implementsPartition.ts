@@ -28,7 +28,12 @@ export const lastSegment = (name: string): string => name.split(/\.|::/).pop() ?
 export function isImplementation(c: Candidate, name: string, go?: GoPackages): boolean {
   const chunk = c.chunk;
   if (!chunk || !TYPE_DECLARATION_KINDS.has(chunk.kind) || PROTOCOL_KINDS.has(chunk.kind)) return false;
-  if (go && chunk.language === 'go') return [...(c.conformsTo !== undefined ? [c.conformsTo] : []), ...chunk.conformances].some((x) => goNamesTarget(x, c.path, go));
+  if (go && chunk.language === 'go') {
+    // a row's bare name that the declaration writes with its package (a declared row of `struct{ io.Reader }` is
+    // `Reader`) is that package's
+    const written = (x: string) => (x.includes('.') ? x : chunk.conformances.find((w) => w.endsWith(`.${x}`)) ?? x);
+    return [...(c.conformsTo !== undefined ? [written(c.conformsTo)] : []), ...chunk.conformances].some((x) => goNamesTarget(x, c.path, go));
+  }
   if (c.conformsTo !== undefined && lastSegment(c.conformsTo).toLowerCase() === name) return true;
   return chunk.conformances.some((x) => lastSegment(x.replace(/<.*$/s, '')).toLowerCase() === name);
 }
