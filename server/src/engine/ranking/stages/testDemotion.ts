@@ -8,9 +8,17 @@
  * same factor — the guide or the code under test that shares the question's words comes after them. A question
  * about testing one's own code ("how do I mock HTTP requests in my tests", "how to test routes without starting a
  * server") asks for the library and its guide, not its tests: the project's test files keep their demotion there.
+ *
+ * Among the tests, a test file named after the question's subject — every word of its name, less the test marker,
+ * among the question's words: `route-prefix.test.js` for "how is prefixing routes inside plugins tested",
+ * `close.test.js` for "tests for the server closing…", `test_locks.py`, `lock_test.go`, `LockTest.java` — ranks
+ * ×`TEST_FILE_NAMED` higher: projects name their test files after what they test, and a question about one
+ * subject otherwise met the tests that share its words in passing.
  */
 import type { Stage, StageContext } from '../candidate';
 import { isTestPath } from '../../testPaths';
+import { queryStems } from '../../embedding/rerankers/learned/features';
+import { stemSet } from '../../tokenize/stemSets';
 
 export const TEST_WORDS = /\b(tests?|tested|testing|spec|specs|fixtures?|mocks?|stubs?|asserts?|unittest|pytest|jest|mocha)\b/i;
 
@@ -46,6 +54,16 @@ export function queryAsksForTests(text: string): boolean {
   return !OWN_TESTS.test(text) && ASKS_FOR_TESTS.some((re) => re.test(text));
 }
 
+/** Factor of a test file named after the subject of a question that asks for tests. */
+export const TEST_FILE_NAMED = 1.5;
+
+/** The words of a test file's name, less its test marker (`route-prefix.test.js` → route, prefix; `LockTest.java` → lock). */
+export function testFileSubject(path: string): Set<string> {
+  const file = (path.split('/').pop() ?? '').replace(/\.[^.]*$/, '');
+  const subject = file.replace(/([._-]?(test|tests|spec|specs))+$/i, '').replace(/^(test|tests|spec)[._-]/i, '');
+  return new Set([...stemSet(subject)].filter((w) => w.length > 1));
+}
+
 export const testDemotionStage: Stage = {
   name: 'test-demotion',
   apply(ctx, candidates) {
@@ -54,8 +72,16 @@ export const testDemotionStage: Stage = {
     const howTo = queryIsAboutTests(ctx) && ctx.query.form === 'natural' && queryAsksHowToTest(ctx.query.text);
     if (queryIsAboutTests(ctx) && !howTo) {
       if (ctx.query.form !== 'natural' || !queryAsksForTests(ctx.query.text)) return candidates;
+      const wanted = queryStems(ctx.query.text);
       for (const c of candidates) {
-        if (isTestPath(c.path)) continue;
+        if (isTestPath(c.path)) {
+          const subject = testFileSubject(c.path);
+          if (subject.size && [...subject].every((w) => wanted.has(w))) {
+            c.score *= TEST_FILE_NAMED;
+            c.explanation.push(`×${TEST_FILE_NAMED} a test file named after the question's subject (${[...subject].join(', ')})`);
+          }
+          continue;
+        }
         c.score *= factor;
         c.explanation.push(`×${factor} not a test file (the query asks for tests)`);
       }
