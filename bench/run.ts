@@ -425,7 +425,9 @@ async function denseSystems(dir: string, provider: EmbeddingProvider, label: str
 }
 
 function ensureTools(skipped: string[]): void {
-  if (!existsSync(CLI)) execFileSync('npm', ['run', 'build'], { cwd: REPO, stdio: 'inherit' });
+  // dist/ is built from this tree every time: the CLI processes and the in-process engines must be the same code (a
+  // stale dist/ with another chunker version made the engines rebuild the index under the systems reading it)
+  execFileSync(process.execPath, [join(REPO, 'scripts', 'build.mjs')], { cwd: REPO, stdio: 'inherit' });
   const missing = ensureAptTool(ripgrepAvailable, 'ripgrep', 'ripgrep');
   if (missing) skipped.push(missing);
 }
