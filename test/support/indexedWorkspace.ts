@@ -1,6 +1,6 @@
 /** One indexed workspace per mocha suite: made and indexed in `before`, closed and removed in `after`. */
 import { Engine, type EngineOpenOptions } from '../../server/src/engine/engine';
-import { removeDir } from './workspace';
+import { removeDir, tempDir, writeFiles } from './workspace';
 
 export interface IndexedWorkspace {
   /** The engine (valid inside the suite's tests). */
@@ -24,5 +24,14 @@ export function indexedWorkspace(makeRoot: () => string, open: EngineOpenOptions
   return {
     engine: () => engine!,
     root: () => root!,
+  };
+}
+
+/** A `makeRoot` for `indexedWorkspace`: a temp folder holding `files` (path → text). */
+export function writtenWorkspace(prefix: string, files: Record<string, string>): () => string {
+  return () => {
+    const dir = tempDir(prefix);
+    writeFiles(dir, files);
+    return dir;
   };
 }

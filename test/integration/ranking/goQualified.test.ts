@@ -3,9 +3,8 @@ import type { CodeMatch } from '../../../server/src/engine/api/results';
 import { join } from 'node:path';
 import { ChunkStore } from '../../../server/src/engine/store/chunkStore';
 import { resolveGeneration, vectorDir } from '../../../server/src/engine/store/generations';
-import { tempDir, writeFiles } from '../../support/workspace';
 import { RANKING_CONFIGURATIONS } from '../../support/configurations';
-import { indexedWorkspace } from '../../support/indexedWorkspace';
+import { indexedWorkspace, writtenWorkspace } from '../../support/indexedWorkspace';
 
 /**
  * Go packages in "what implements X": a struct that embeds `io.Reader` implements io's Reader, not the project's own
@@ -57,11 +56,7 @@ const show = (ms: CodeMatch[]) => ms.map((m, i) => `${i + 1}. ${m.content.symbol
 for (const cfg of RANKING_CONFIGURATIONS) {
   describe(`Go: "what implements X" compares packages (${cfg.label})`, function () {
     this.timeout(120_000);
-    const ws = indexedWorkspace(() => {
-      const dir = tempDir('quarry-go-qualified-');
-      writeFiles(dir, FILES);
-      return dir;
-    }, cfg.open);
+    const ws = indexedWorkspace(writtenWorkspace('quarry-go-qualified-', FILES), cfg.open);
 
     it('a declared conformance is the row of its name; the chunk keeps the package', async () => {
       const quarryDir = join(ws.root(), '.quarry');

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { tempDir, writeFiles } from '../../support/workspace';
 import { RANKING_CONFIGURATIONS } from '../../support/configurations';
-import { indexedWorkspace } from '../../support/indexedWorkspace';
+import { indexedWorkspace, writtenWorkspace } from '../../support/indexedWorkspace';
 
 /**
  * "What implements X" when nothing in the index implements X (an interface only extended, or declared for the
@@ -68,11 +67,7 @@ export function roundTrips<T>(codec: Codec<T>, sample: T): boolean {
 for (const cfg of RANKING_CONFIGURATIONS) {
   describe(`"what implements X" when nothing implements X (${cfg.label})`, function () {
     this.timeout(120_000);
-    const ws = indexedWorkspace(() => {
-      const dir = tempDir('quarry-implements-none-');
-      writeFiles(dir, FILES);
-      return dir;
-    }, cfg.open);
+    const ws = indexedWorkspace(writtenWorkspace('quarry-implements-none-', FILES), cfg.open);
 
     for (const q of ['what implements Codec', 'classes that implement Codec', 'Codec implementations']) {
       it(`"${q}": the definition and the interface that extends it first, with a warning`, async () => {

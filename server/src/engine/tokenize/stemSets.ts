@@ -2,7 +2,7 @@
  * Sets of stems of a text (what the ranking's word-coverage checks compare: the learned scorer's features, the
  * plain-language "matches 3 of 4 words" of a result), with the two memos that keep them cheap on repeated searches.
  */
-import { identifierParts, stemOf, words } from './codeTokenizer';
+import { FUNCTION_WORDS, identifierParts, stemOf, stemTokens, words } from './codeTokenizer';
 
 /** Memo of stems by part: a search stems thousands of repeated words; Porter2 is the cost. Bounded. */
 const stems = new Map<string, string>();
@@ -22,6 +22,12 @@ export function stemSet(text: string): Set<string> {
     else out.add(s);
   }
   return out;
+}
+
+/** A query's content stems: the lower-cased parts of its words, stemmed, without function words ("the", "how"). */
+export function queryStems(text: string): Set<string> {
+  const content = words(text).filter((w) => !FUNCTION_WORDS.has(w.toLowerCase())).join(' ');
+  return new Set(stemTokens(content));
 }
 
 /**

@@ -17,8 +17,7 @@
  */
 import type { Stage, StageContext } from '../candidate';
 import { isTestPath } from '../../testPaths';
-import { queryStems } from '../../embedding/rerankers/learned/features';
-import { stemSet } from '../../tokenize/stemSets';
+import { queryStems, stemSet } from '../../tokenize/stemSets';
 
 export const TEST_WORDS = /\b(tests?|tested|testing|spec|specs|fixtures?|mocks?|stubs?|asserts?|unittest|pytest|jest|mocha)\b/i;
 

@@ -8,8 +8,8 @@
  */
 import type { Candidate } from '../../../ranking/candidate';
 import type { ParsedQuery } from '../../../ranking/query';
-import { FUNCTION_WORDS, stemOf, stemTokens, words } from '../../../tokenize/codeTokenizer';
-import { contentStems, stemSet } from '../../../tokenize/stemSets';
+import { words } from '../../../tokenize/codeTokenizer';
+import { contentStems, queryStems, stemSet } from '../../../tokenize/stemSets';
 import { isTestPath } from '../../../testPaths';
 import { dot } from '../../vector';
 
@@ -32,11 +32,8 @@ export type Embed = (text: string) => Float32Array;
 const TYPE_KINDS = new Set(['class', 'struct', 'enum', 'interface', 'protocol', 'trait', 'extension', 'impl', 'type_alias']);
 const CODE_KINDS = new Set(['code', 'variable', 'module', 'namespace']);
 
-/** The query's content stems: lower-cased parts of its words, stemmed, without function words. */
-export function queryStems(text: string): Set<string> {
-  const content = words(text).filter((w) => !FUNCTION_WORDS.has(w.toLowerCase())).join(' ');
-  return new Set(stemTokens(content));
-}
+/** The query's content stems (tokenize/stemSets.ts; the ranking stages compare with the same set). */
+export { queryStems } from '../../../tokenize/stemSets';
 
 function coverage(query: Set<string>, ...have: Array<Set<string>>): number {
   if (!query.size) return 0;
