@@ -65,3 +65,41 @@ describe("learned scorer: fusion's best stays on the page (rerank.keepFusedBest)
     assert.equal(out.at(-1)!.chunk!.name, 'fusedFirst');
   });
 });
+
+describe("learned scorer: the best keyword match stays on the page (rerank.keepKeywordBest)", () => {
+  const names = ['fusedFirst', 'fusedSecond', 'fusedThird', 'fusedFourth', 'fusedFifth', 'fusedSixth', 'keywordBest'];
+  async function run(opts: { keepKeywordBest?: number; keepFusedBest?: number } = {}) {
+    const cands = names.map((n, i) => {
+      const c = candidate(fn(n), names.length - i);
+      c.bm25 = { score: n === 'keywordBest' ? 20 : 10 - i, matches: [] };
+      return c;
+    });
+    const strategy: Array<'HYBRID_SEARCH' | 'SEMANTIC_RERANK'> = ['HYBRID_SEARCH'];
+    // the model keeps the fused order, and rates the keyword channel's best last
+    const ctx = { ...stageContext('keep mocks separate per async context'), scorer: fixed([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.1]), scorerOptions: { candidates: 50, weight: 1, ...opts }, effects: { strategy, warnings: [] } };
+    const out = await learnedScorerStage.apply(ctx, cands);
+    return [...out].sort((a, b) => b.score - a.score);
+  }
+  it('by default, the best BM25 match that the scorer put last is moved up to fifth, with a line saying so', async () => {
+    const out = await run();
+    assert.deepEqual(out.map((c) => c.chunk!.name), ['fusedFirst', 'fusedSecond', 'fusedThird', 'fusedFourth', 'keywordBest', 'fusedFifth', 'fusedSixth']);
+    assert.match(out[4].explanation.join('\n'), /the scorer put it #7, the best keyword match stays in the first 5/);
+  });
+  it('0 turns the floor off', async () => {
+    const out = await run({ keepKeywordBest: 0 });
+    assert.equal(out.at(-1)!.chunk!.name, 'keywordBest');
+  });
+  it("never pushes fusion's best out of its own floor: kept at the same place, the keyword best comes after it", async () => {
+    // a scorer that rates fusion's best and the keyword best lowest: both floors apply at 3
+    const cands = names.map((n, i) => {
+      const c = candidate(fn(n), names.length - i);
+      c.bm25 = { score: n === 'keywordBest' ? 20 : 10 - i, matches: [] };
+      return c;
+    });
+    const strategy: Array<'HYBRID_SEARCH' | 'SEMANTIC_RERANK'> = ['HYBRID_SEARCH'];
+    const ctx = { ...stageContext('keep mocks separate per async context'), scorer: fixed([0.05, 0.8, 0.7, 0.6, 0.5, 0.4, 0.1]), scorerOptions: { candidates: 50, weight: 1, keepFusedBest: 3, keepKeywordBest: 3 }, effects: { strategy, warnings: [] } };
+    const out = [...(await learnedScorerStage.apply(ctx, cands))].sort((a, b) => b.score - a.score).map((c) => c.chunk!.name);
+    assert.equal(out[2], 'fusedFirst', out.join(', '));
+    assert.equal(out[3], 'keywordBest', out.join(', '));
+  });
+});

@@ -58,5 +58,8 @@ describe('score breakdown: keyword reason (seed 003 FR-6.2)', () => {
     assert.equal(keywordReason(impl, ['what', 'implements', 'SchedulerLike'], new Map([['schedulerlike', 9.5], ['implements', 1.2]])).reason, 'exact keyword match on "schedulerlike"');
     // a query of function words alone still names the one found
     assert.deepEqual(keywordReason(text, ['the', 'for']).reason, 'exact keyword match on "the"');
+    // a function word found whole is never named when the query's content words are not found whole
+    const ctor = 'constructor(opts: VoyageProviderOptions) { this.client = new VoyageClient(opts); } // the client';
+    assert.deepEqual(keywordReason(ctor, ['limit', 'the', 'number', 'of', 'concurrent', 'requests', 'to', 'the', 'embedding', 'provider']), { reason: 'partial match', exact: false });
   });
 });

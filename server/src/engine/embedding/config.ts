@@ -161,6 +161,12 @@ export const RerankConfigSchema = z
      * scorer re-sorts, but never buries what the keyword and dense channels rank first.
      */
     keepFusedBest: z.number().int().min(0).max(1000).default(3),
+    /**
+     * The keyword channel's best scored candidate stays within the learned order's first N places (0 = no floor): a
+     * match the field-weighted BM25 ranks first (a class named by the query's words, a config object) is evidence the
+     * scorer, trained on documented functions, does not see.
+     */
+    keepKeywordBest: z.number().int().min(0).max(1000).default(5),
     voyage: VoyageRerankConfigSchema.default(VoyageRerankConfigSchema.parse({})),
     crossEncoder: CrossEncoderRerankConfigSchema.default(CrossEncoderRerankConfigSchema.parse({})),
     quarry: QuarryRerankConfigSchema.default(QuarryRerankConfigSchema.parse({})),

@@ -104,7 +104,7 @@ export interface StageContext {
   stagedActivation?: boolean;
   /** The learned scorer (a reranker) of the `learned-scorer` stage; absent or null = the rule formulas alone. */
   scorer?: CandidateScorer | null;
-  scorerOptions?: { candidates: number; weight: number; keepFusedBest?: number };
+  scorerOptions?: { candidates: number; weight: number; keepFusedBest?: number; keepKeywordBest?: number };
   /** What stages add to the answer: strategies used and warnings (never silent). */
   effects?: { strategy: SearchStrategy[]; warnings: string[] };
 }

@@ -4,9 +4,10 @@
  *
  *   score      learned-scorer       the learned scorer's relevance becomes the base score (off: the fused score)
  *   rules      bm25 → symbol-boosts → information-intent → code-intent → activation → test-demotion → release-notes
- *              → members-over-outlines
+ *              → constructors → members-over-outlines
  *                                   the seeds' formulas on that base (boosts ×, bonuses +), each explained; then a
- *                                   description lands on a class's member rather than on its outline
+ *                                   description of behaviour lands on the code that does it rather than on a
+ *                                   constructor, and on a class's member rather than on its outline
  *   contracts  implements-partition → declarations-first → callers-first → phrase-partition
  *                                   the orderings the seeds promise (and, for a bare identifier, its declarations
  *                                   before its uses), as groups nothing later reorders
@@ -31,6 +32,7 @@ import { releaseNotesStage } from './stages/releaseNotes';
 import { activationStage } from './stages/activation';
 import { learnedScorerStage } from './stages/learnedScorer';
 import { membersOverOutlinesStage } from './stages/membersOverOutlines';
+import { constructorsStage } from './stages/constructors';
 import { relevanceCutoffStage } from './stages/relevanceCutoff';
 import { codeIntentStage, informationIntentStage } from './intents';
 
@@ -52,6 +54,7 @@ export function searchPipeline(): PipelineStep[] {
     step('rule', activationStage),
     step('rule', testDemotionStage),
     step('rule', releaseNotesStage),
+    step('rule', constructorsStage),
     step('rule', membersOverOutlinesStage),
     step('contract', implementsPartitionStage),
     step('contract', declarationsFirstStage),

@@ -3,8 +3,9 @@
  * tooltips and MCP's text rendering all read `CodeMatch.score_breakdown`, built here from a ranked candidate.
  *
  * - keyword (BM25, raw — FR-2.2): "exact keyword match on "term"" when a query word (3+ characters; the one that
- *   counted most in the keyword score first, a content word before a function word such as "the") occurs as a whole word in the chunk, else "strong term overlap" when at least half of the query words occur, else
- *   "partial match" (FR-6.2);
+ *   counted most in the keyword score first; function words such as "the" only when the query has nothing else) occurs
+ *   as a whole word in the chunk, else "strong term overlap" when at least half of those words occur, else "partial
+ *   match" (FR-6.2);
  * - semantic (cosine similarity): very high >= 0.9, high >= 0.8, moderate >= 0.7, else low conceptual relevance
  *   (FR-6.3);
  * - activation (normalised within the search): accesses, commits, last use (FR-6.4);
@@ -49,12 +50,14 @@ export function keywordReason(text: string, queryWords: readonly string[], weigh
   let words = [...new Set(queryWords.map((w) => w.toLowerCase()))];
   // the word that counted most in the keyword score first (`schedulerlike` before `implements` in "what implements SchedulerLike"), then query order
   if (weight?.size) words = words.map((w, i) => ({ w, i, x: weight.get(w) ?? 0 })).sort((a, b) => b.x - a.x || a.i - b.i).map((e) => e.w);
-  // the word named is the first content word found ("limit", not "the"); a query of function words alone names one
-  const whole = (w: string) => w.length > 2 && hasWholeWord(lower, w);
-  const exact = words.find((w) => !FUNCTION_WORDS.has(w) && whole(w)) ?? words.find(whole);
+  // the word named is the first content word found ("limit", not "the"); only a query of function words alone names
+  // one of them (a function word found whole says nothing when the query's content words are not)
+  const content = words.filter((w) => !FUNCTION_WORDS.has(w));
+  const counted = content.length ? content : words;
+  const exact = counted.find((w) => w.length > 2 && hasWholeWord(lower, w));
   if (exact) return { reason: `exact keyword match on "${exact}"`, exact: true };
-  const present = words.filter((w) => lower.includes(w)).length;
-  return { reason: present * 2 >= words.length ? 'strong term overlap' : 'partial match', exact: false };
+  const present = counted.filter((w) => lower.includes(w)).length;
+  return { reason: present * 2 >= counted.length ? 'strong term overlap' : 'partial match', exact: false };
 }
 
 /** FR-6.3's wording for the semantic channel. */

@@ -120,7 +120,7 @@ export async function runSearch(deps: SearchDeps, query: string, opts: SearchReq
       stats: { identifierOccurrences: (identifier: string, cap: number) => lexical.termOccurrences('ident', identifier.toLowerCase(), cap) },
       stagedActivation: !!dense && config.retrieval.fusion === 'staged',
       scorer: deps.reranker,
-      scorerOptions: { candidates: config.rerank.candidates, weight: config.rerank.weight, keepFusedBest: config.rerank.keepFusedBest },
+      scorerOptions: { candidates: config.rerank.candidates, weight: config.rerank.weight, keepFusedBest: config.rerank.keepFusedBest, keepKeywordBest: config.rerank.keepKeywordBest },
       effects: { strategy, warnings },
     },
     retrieved.candidates,

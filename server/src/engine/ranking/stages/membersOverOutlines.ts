@@ -17,6 +17,7 @@
  */
 import type { Candidate, Stage } from '../candidate';
 import { isDocumentChunk } from '../intents/context';
+import { asksAboutConstruction } from './constructors';
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -45,6 +46,8 @@ export const membersOverOutlinesStage: Stage = {
     if (ctx.query.form !== 'natural' || ctx.query.target) return candidates;
     const byPath = codeUnitsByPath(candidates);
     const traded = new Set<Candidate>();
+    // a constructor does not take its class's place for a description of what the class does (stages/constructors.ts)
+    const skipConstructors = !asksAboutConstruction(ctx.query.text);
     const outlines = [...byPath.values()].flatMap((units) => units.filter((c) => units.some((m) => m !== c && nestedIn(m, c))));
     outlines.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
     for (const outline of outlines) {
@@ -52,6 +55,7 @@ export const membersOverOutlinesStage: Stage = {
       let best: Candidate | undefined;
       for (const m of byPath.get(outline.path)!) {
         if (m === outline || traded.has(m) || !nestedIn(m, outline)) continue;
+        if (skipConstructors && m.chunk!.kind === 'constructor') continue;
         if (!best || m.score > best.score || (m.score === best.score && m.id < best.id)) best = m;
       }
       if (!best || best.score >= outline.score) continue;
