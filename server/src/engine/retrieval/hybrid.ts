@@ -1,3 +1,4 @@
+import { dirOf, folderPackage } from '../chunking/languages/go/packages';
 /**
  * Retrieval: runs the channels (BM25 always; dense when a provider and vectors exist), fuses them by the
  * configured mode, and hydrates candidates for the ranking stages. Honest about degraded modes: when the
@@ -155,7 +156,7 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
     // qualified name, those rows join the index's own; asked by its bare name, only when the index has none of its own
     const qualified = q.target.name.includes('.') ? q.target.name.split(/::/).join('.') : '';
     if (qualified) rows = [...rows, ...(await ctx.store.conformancesOf(qualified))];
-    else if (!rows.length) rows = await ctx.store.conformancesQualifiedAs(name);
+    else rows = await withOwnQualifiedRows(ctx.store, name, rows);
     const have = new Set(candidates.map((c) => c.id));
     const base = Math.max(0, ...candidates.map((c) => c.score));
     for (const { row: r, via: through } of await withIndirectConformers(ctx.store, rows)) {
@@ -191,6 +192,21 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
   for (const c of candidates) c.chunk = byId.get(c.id);
   const matchedAll = new Set([...hits.map((h) => h.id), ...denseHits.map((d) => d.chunk.id)]).size;
   return { candidates, matched: Math.max(matched, matchedAll), strategy, warnings };
+}
+
+/**
+ * A bare name's rows that carry a package: Go's rows of an interface name the index declares in several packages
+ * (`lines.Reader`, `bytesio.Reader`: every one of them is the project's own, so they join the bare rows), and those of
+ * a standard interface the index does not declare (`io.Reader`: only when the index has nothing of its own for the name,
+ * so that a project's `Reader` never lists io.Reader's implementers).
+ */
+async function withOwnQualifiedRows(store: ChunkStore, name: string, rows: ConformanceRow[]): Promise<ConformanceRow[]> {
+  const qualified = await store.conformancesQualifiedAs(name);
+  if (!qualified.length) return rows;
+  const packages = new Set((await store.chunkColumns({ language: 'go', kinds: ['interface'], names: [name] }, ['path'])).map((r) => folderPackage(dirOf(String(r.path)))));
+  const own = qualified.filter((r) => packages.has(r.protocolName.slice(0, -name.length - 1).split('.').pop()!));
+  const out = [...rows, ...own];
+  return out.length ? out : qualified;
 }
 
 /** Runs `op` now; its outcome, a failure included, is kept for whoever awaits it later (no unhandled rejection meanwhile). */

@@ -100,6 +100,8 @@ export interface ChunkColumnFilter {
   paths?: readonly string[];
   kinds?: readonly string[];
   excludeKinds?: readonly string[];
+  /** Only chunks of these names (`Reader`). */
+  names?: readonly string[];
 }
 
 export class StoreError extends Error {
@@ -560,6 +562,7 @@ export class ChunkStore {
     let base = `language = ${sqlString(filter.language)}`;
     if (filter.kinds) base += ` AND kind IN ${sqlList(filter.kinds.length ? filter.kinds : [''])}`;
     if (filter.excludeKinds?.length) base += ` AND kind NOT IN ${sqlList(filter.excludeKinds)}`;
+    if (filter.names) base += ` AND name IN ${sqlList(filter.names.length ? filter.names : [''])}`;
     const wheres = filter.paths ? batches(filter.paths, 500).map((group) => `${base} AND path IN ${sqlList(group)}`) : [base];
     const out: Array<Record<C, string | number>> = [];
     for (const where of wheres) {

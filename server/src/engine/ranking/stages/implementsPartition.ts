@@ -201,15 +201,35 @@ export const implementsPartitionStage: Stage = {
         c.score = floor * 0.999;
       }
     }
-    const first = new Set([...impls, ...(def ? [def] : [])]);
+    // an unqualified name the project declares more than once as an interface (Go's `a.Reader` and `b.Reader`, two
+    // `Handler` interfaces in two modules): the conformers of each are implementations, so each declaration is listed
+    // with them — the chosen one in the top 3, the others last of the first group — and a warning names the places
+    const others =
+      def && wanted.length < 2 && PROTOCOL_KINDS.has(def.chunk!.kind) ? defs.filter((c) => c !== def && c.path !== def.path && PROTOCOL_KINDS.has(c.chunk!.kind)) : [];
+    if (others.length) {
+      const places = [def!, ...others].map((c) => c.path);
+      ctx.effects?.warnings.push(
+        `${t.name} is declared in ${places.length} places (${places.slice(0, 5).join(', ')}${places.length > 5 ? ` and ${places.length - 5} more` : ''}): the implementations of each are listed; name the package or namespace${others[0]!.chunk!.language === 'go' ? ` (e.g. "what implements ${folderOf(others[0]!.path)}.${others[0]!.chunk!.name}")` : ''} to ask for one of them.`,
+      );
+    }
+    const first = new Set([...impls, ...(def ? [def] : []), ...others]);
     for (const c of candidates) {
       const g = c.group ?? 0;
       if (first.has(c)) {
         if (c === def) c.explanation.push(`definition of ${t.name}: kept with its implementations`);
+        else if (others.includes(c)) continue;
         else if (!c.explanation.some((l) => l.startsWith(`extends ${t.name}, which nothing`))) c.explanation.push(`implements ${t.name}: listed with the implementations, before other results`);
         continue;
       }
       c.group = g + 1;
+    }
+    if (others.length) {
+      const floor = Math.min(...[...first].filter((c) => !others.includes(c)).map((c) => c.score));
+      others.forEach((c, i) => {
+        const to = floor - Math.abs(floor) * 1e-4 * (i + 1);
+        c.explanation.push(`another declaration of ${t.name} (${c.path}): listed with the implementations, after them (score ${round(c.score)} → ${round(to)})`);
+        c.score = to;
+      });
     }
     if (def) {
       // the definition takes at most the third place of the first group: just above the third implementation

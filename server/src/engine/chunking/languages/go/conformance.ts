@@ -246,6 +246,23 @@ export function implicitConformances(files: Iterable<GoFileFacts>, external: rea
     }
   }
 
+  // an interface name the index declares in more than one package (`lines.Reader`, `bytesio.Reader`): its rows carry
+  // the package, as a standard interface's do, so that "what implements bytesio.Reader" lists only that one's
+  // implementers (and a type that satisfies both gets a row for each); a name declared once keeps the bare name
+  // (the package is the folder's name, as retrieval compares it: `math/rand/v2` → rand)
+  const ownInterfaceDirs = new Map<string, Set<string>>();
+  for (const info of types.values()) {
+    if (!info.interface || info.external !== undefined) continue;
+    let dirs = ownInterfaceDirs.get(info.name);
+    if (!dirs) ownInterfaceDirs.set(info.name, (dirs = new Set()));
+    dirs.add(info.dir);
+  }
+  const rowName = (iface: TypeInfo): string => {
+    if (iface.external !== undefined) return iface.external ? `${iface.external}.${iface.name}` : iface.name;
+    if ((ownInterfaceDirs.get(iface.name)?.size ?? 0) < 2) return iface.name;
+    return `${folderPackage(iface.dir)}.${iface.name}`;
+  };
+
   const rows: ImplicitRow[] = [];
   const emitted = new Set<string>();
   for (const iface of types.values()) {
@@ -280,7 +297,7 @@ export function implicitConformances(files: Iterable<GoFileFacts>, external: rea
         // an embedding declares it already (`struct{ io.Reader }`: a declared row); for a standard interface only its
         // own package's name counts (`SizedReader` embedding the project's `Reader` still satisfies io.Reader)
         if (iface.external !== undefined ? decl.embeds.some((e) => e.pkg === iface.external && e.name === iface.name) : decl.explicit.includes(iface.name)) continue;
-        const protocolName = iface.external ? `${iface.external}.${iface.name}` : iface.name;
+        const protocolName = rowName(iface);
         const id = `${decl.chunkId}\0${protocolName}`;
         if (emitted.has(id)) continue;
         emitted.add(id);

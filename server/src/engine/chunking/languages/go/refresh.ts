@@ -52,9 +52,9 @@ const FACTS_FILE = join('derived', 'go-facts.json');
 const FACTS_VERSION = 1;
 /**
  * Change whenever what `implicitConformances` derives from the same facts changes (2: 'implicit-embedded' rows; 3: the
- * standard library's well-known interfaces).
+ * standard library's well-known interfaces; 4: an interface name declared in several packages carries the package).
  */
-const JOIN_VERSION = 3;
+const JOIN_VERSION = 4;
 /** Stale files from which the facts file is rewritten (fewer are parsed again by the next process). */
 const SAVE_MIN_STALE = 32;
 
