@@ -196,6 +196,40 @@ describe('chunking: structure', () => {
     assert.ok(plainC.some((c) => c.symbol === 'geo_point'), plainC.map((c) => `${c.kind} ${c.symbol}`).join(', '));
   });
 
+  it('C/C++: a macro before a declaration (FMT_CONSTEXPR, SQLITE_API) is read past; a constructor behind one does not swallow the file', async () => {
+    const cpp = [
+      'FMT_BEGIN_NAMESPACE',
+      'template <typename Char> struct write_int_data {',
+      '  size_t size;',
+      '  size_t padding;',
+      '',
+      '  FMT_CONSTEXPR write_int_data(int num_digits, unsigned prefix)',
+      '      : size((prefix >> 24) + num_digits), padding(0) {',
+      '    if (size > 10) padding = 1;',
+      '  }',
+      '};',
+      '',
+      '/** Creates a text style from the foreground (text) color. */',
+      'FMT_CONSTEXPR inline text_style fg(detail::color_type foreground) noexcept {',
+      '  return text_style(true, foreground);',
+      '}',
+      '',
+      'template <typename Char, typename OutputIt, typename T>',
+      'FMT_CONSTEXPR20 auto write_significand(OutputIt out, T significand, int size) -> OutputIt {',
+      '  return format_decimal<Char>(out, significand, size).end;',
+      '}',
+      'FMT_END_NAMESPACE',
+      '',
+    ].join('\n');
+    const chunks = await chunk('cpp', 'include/fmt/format.h', cpp);
+    const names = chunks.map((c) => `${c.kind} ${c.symbol}`);
+    for (const want of ['struct write_int_data', 'function fg', 'function write_significand']) assert.ok(names.includes(want), `${want}: ${names.join(', ')}`);
+    assert.ok(!names.some((n) => n.includes('write_int_data.fg') || n.includes('write_int_data.write_significand')), names.join(', '));
+    assert.ok(chunks.find((c) => c.symbol === 'fg')!.content.includes('FMT_CONSTEXPR inline text_style fg'), 'the chunk keeps the macro in its text');
+    const c = await chunk('c', 'sqlite3.c', 'SQLITE_API int sqlite3_open(const char *filename, sqlite3 **ppDb) {\n  return openDatabase(filename, ppDb, 0, 0);\n}\n\nHRESULT WINAPI CreateThing(void) {\n  return 0;\n}\n');
+    assert.ok(c.some((x) => x.kind === 'function' && x.symbol === 'sqlite3_open'), c.map((x) => `${x.kind} ${x.symbol}`).join(', '));
+  });
+
   it('Rust: items inside item-level macro calls (feature gates, pin_project!) are units of their own; other macro calls are not unwrapped', async () => {
     const src = [
       'use std::marker::PhantomData;',

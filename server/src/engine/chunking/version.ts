@@ -32,5 +32,9 @@
  *      `/**` documentation block one or two blank lines above a declaration documents it (it was glued to the unit above);
  *      a TypeScript module augmentation (`declare module 'express'`) is named without the quotes.
  *  10: a Go type's embedded types keep their package (`struct{ io.Reader }` conforms to `io.Reader`, not to `Reader`).
+ *  11: C/C++: an upper-case macro before a declaration (`FMT_CONSTEXPR inline text_style fg(…)`, `SQLITE_API int
+ *      sqlite3_open(…)`, a class member's `FMT_CONSTEXPR write_int_data(…)`) is blanked for the parser (it read the
+ *      macro as a type and everything after a constructor as one error node: fmt's later functions were named as
+ *      members of `write_int_data`, and `fg` as `text_style fg`).
  */
-export const CHUNKER_VERSION = 10;
+export const CHUNKER_VERSION = 11;

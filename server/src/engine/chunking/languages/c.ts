@@ -39,9 +39,34 @@ export function blankLoneMacros(text: string): string {
   return text.replace(LONE_MACRO_LINE, (line) => ' '.repeat(line.length));
 }
 
+/** Words that start a declaration's specifiers or type in C and C++. */
+const DECL_START = String.raw`(?:inline|constexpr|consteval|constinit|static|virtual|explicit|auto|const|volatile|extern|friend|typename|template|struct|class|enum|union|void|bool|char|int|long|short|float|double|unsigned|signed|size_t|operator)\b|~`;
+/**
+ * An upper-case macro word (with an underscore: `FMT_CONSTEXPR20`, `ABSL_MUST_USE_RESULT`, `SQLITE_API`, `Q_INVOKABLE`)
+ * at the start of a line, before a declaration: a specifier keyword or a type followed by a name
+ * (`FMT_CONSTEXPR inline text_style fg(…)`, `FMT_API auto vformat(…)`, `SQLITE_API int sqlite3_open(…)`). The grammar
+ * reads the macro as the declaration's type and the rest as an error: fmt's `FMT_CONSTEXPR write_int_data(…) : size(…)`
+ * constructor turned the rest of format.h into one error node, so every later function was named as a member of
+ * `write_int_data`.
+ */
+const DECL_MACRO = new RegExp(String.raw`^([ \t]*)([A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]+(?:${DECL_START}|[A-Za-z_][\w:]*(?:<[^;{}()]*>)?(?:[ \t]+|[ \t]*[*&]+[ \t]*)[A-Za-z_~][\w:]*[ \t]*\())`, 'gm');
+/** The same before a constructor, on an indented line (a class member): `  FMT_CONSTEXPR write_int_data(int n, …)`. */
+const CTOR_MACRO = /^([ \t]+)([A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]+[A-Za-z_]\w*[ \t]*\()/gm;
+
+/** The lines of declaration macros blanked (same length, so offsets, lines and the chunks' text stay the file's). */
+export function blankDeclarationMacros(text: string): string {
+  const blank = (_m: string, indent: string, word: string) => indent + ' '.repeat(word.length);
+  return text.replace(DECL_MACRO, blank).replace(CTOR_MACRO, blank);
+}
+
+/** What C and C++ hand to the parser: lone macro lines and declaration macros blanked. */
+export function cParseText(text: string): string {
+  return blankDeclarationMacros(blankLoneMacros(text));
+}
+
 export const c: LanguageDefinition = {
   id: 'c',
-  parseText: blankLoneMacros,
+  parseText: cParseText,
   // include guards (`#ifndef FOO_H` … `#endif` around a whole header), platform branches and `extern "C" { … }`
   // hold declarations: read through them (a header was one unnamed chunk)
   definitionBlocks: ['preproc_ifdef', 'preproc_if', 'preproc_else', 'preproc_elif', 'preproc_elifdef', 'linkage_specification', 'declaration_list'],
