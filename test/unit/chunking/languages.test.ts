@@ -110,6 +110,9 @@ describe('chunking: per-language metadata', () => {
     assert.deepEqual(impls[0].symbols, ['Order', 'new', 'add_line']);
     assert.deepEqual(bySymbol(chunks, 'Billable').conformances, ['Debug']);
     assert.equal(bySymbol(chunks, 'Billable').kind, 'trait');
+    // an impl for a reference is named after the type, as any other (hyper's `impl Service for &'_ Client<C, B>`)
+    const byRef = await chunk('rust', 'client.rs', "impl<C, B> Service<Request<B>> for &'_ Client<C, B> {\n    type Error = Error;\n    fn call(&mut self, req: Request<B>) -> Self::Future {\n        self.request(req)\n    }\n}\n");
+    assert.ok(byRef.some((c) => c.kind === 'impl' && c.symbol === 'Client'), byRef.map((c) => `${c.kind} ${c.symbol}`).join(', '));
     const big = await chunk('rust', 'x.rs', 'impl Order {\n' + Array.from({ length: 30 }, (_, i) => `    /// Method ${i}.\n    pub fn m${i}(&self, factor: u32) -> u32 {\n        let base = self.id * factor + ${i};\n        let adjusted = if base > 100 { base - 100 } else { base + self.offset };\n        adjusted * 2\n    }\n`).join('') + '}\n', { targetTokens: 200 });
     const m3 = bySymbol(big, 'Order.m3');
     assert.equal(m3.container, 'Order');

@@ -28,6 +28,14 @@ describe('chunking: markdown and text', () => {
     assert.ok(install.content.startsWith('### Install\n'));
   });
 
+  it('names a section by its heading\'s text, links and badges reduced to their text', async () => {
+    const md = '# [hyper](https://hyper.rs) [![CI](https://ci.example/badge.svg)](https://ci.example)\n\nA fast HTTP library.\n\n## Using [the client](docs/client.md "Client guide")\n\nCall `get`.\n';
+    const chunks = await chunk('markdown', 'README.md', md);
+    assert.deepEqual(chunks.map((c) => c.symbol), ['hyper CI', 'hyper CI > Using the client']);
+    const first = chunks[0]!;
+    assert.ok(first.content.startsWith('# [hyper](https://hyper.rs)'), 'the text keeps the links');
+  });
+
   it('ignores # lines inside fenced code and handles setext headings and a preamble', async () => {
     const md = 'Intro text.\n\nGuide\n=====\n\n```sh\n# not a heading\n```\n\nSetup\n-----\nRun it.\n';
     const chunks = await chunk('markdown', 'docs/g.md', md);

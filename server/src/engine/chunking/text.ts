@@ -195,6 +195,19 @@ export function headingName(h: Heading): { nameStart: number; nameEnd: number } 
   return { nameStart: h.start + lead, nameEnd: h.start + h.line.trimEnd().length };
 }
 
+/**
+ * A heading's title as a name: Markdown links and images reduced to their text (`[hyper](https://hyper.rs)` → hyper,
+ * a badge `[![CI](…/badge.svg)](…)` → CI), so a section is not named, and matched, by its URLs.
+ */
+export function plainTitle(title: string): string {
+  let s = title;
+  for (let prev = ''; prev !== s; ) {
+    prev = s;
+    s = s.replace(/!?\[([^\[\]]*)\]\([^()\s]*(?:\s+"[^"]*")?\)/g, '$1');
+  }
+  return s.replace(/\s+/g, ' ').trim() || title;
+}
+
 /** Heading sections (Markdown by default; AsciiDoc and reStructuredText pass their own heading finder). */
 export function chunkMarkdown(src: SourceText, config: ChunkingConfig, findHeadings: (text: string) => Heading[] = headings): ChunkDraft[] {
   const text = src.text;
@@ -222,7 +235,7 @@ export function chunkMarkdown(src: SourceText, config: ChunkingConfig, findHeadi
     while (stack.length > 0 && stack[stack.length - 1].level >= h.level) stack.pop();
     stack.push(h);
     const end = i + 1 < hs.length ? hs[i + 1].start : text.length;
-    section(h.start, end, stack.map((x) => x.title), h);
+    section(h.start, end, stack.map((x) => plainTitle(x.title)), h);
   });
   return drafts;
 }

@@ -35,6 +35,8 @@
  *  11: C/C++: an upper-case macro before a declaration (`FMT_CONSTEXPR inline text_style fg(…)`, `SQLITE_API int
  *      sqlite3_open(…)`, a class member's `FMT_CONSTEXPR write_int_data(…)`) is blanked for the parser (it read the
  *      macro as a type and everything after a constructor as one error node: fmt's later functions were named as
- *      members of `write_int_data`, and `fg` as `text_style fg`).
+ *      members of `write_int_data`, and `fg` as `text_style fg`); a Rust impl for a reference is named after the type
+ *      (`impl Service for &'_ Client<C, B>` → `Client`); a Markdown section is named by its heading's text, links and
+ *      badges reduced to their text (`# [hyper](https://hyper.rs)` → hyper).
  */
 export const CHUNKER_VERSION = 11;

@@ -203,8 +203,13 @@ export function bareTypeName(text: string): string {
     prev = s;
     s = s.replace(/<[^<>]*>/g, '').replace(/\[[^[\]]*\]/g, '').replace(/\([^()]*\)/g, '');
   }
-  s = s.replace(/^[\s*&]+/, '').replace(/[\s?!*&]+$/, '');
-  s = s.replace(/^(public|private|protected|virtual|dyn|impl|mut|const)\s+/g, '');
+  // leading pointers, references and Rust lifetimes (`&'_ Client`, `&'a mut Buf`), then keywords
+  let lead = '';
+  while (lead !== s) {
+    lead = s;
+    s = s.replace(/^[\s*&]+/, '').replace(/^'\w+\s+/, '').replace(/^(public|private|protected|virtual|dyn|impl|mut|const)\s+/, '');
+  }
+  s = s.replace(/[\s?!*&]+$/, '');
   const parts = s.split(/::|\.|\\/).filter((p) => p.length > 0);
   const last = (parts[parts.length - 1] ?? '').trim();
   return /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(last) ? last : '';
