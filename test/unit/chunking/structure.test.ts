@@ -196,7 +196,7 @@ describe('chunking: structure', () => {
     assert.ok(plainC.some((c) => c.symbol === 'geo_point'), plainC.map((c) => `${c.kind} ${c.symbol}`).join(', '));
   });
 
-  it('C/C++: a macro before a declaration (FMT_CONSTEXPR, SQLITE_API) is read past; a constructor behind one does not swallow the file', async () => {
+  it('C/C++: a macro before a declaration, its name or a class name (FMT_CONSTEXPR, SQLITE_API, SPDLOG_API) is read past; a constructor behind one does not swallow the file', async () => {
     const cpp = [
       'FMT_BEGIN_NAMESPACE',
       'template <typename Char> struct write_int_data {',
@@ -226,6 +226,35 @@ describe('chunking: structure', () => {
     for (const want of ['struct write_int_data', 'function fg', 'function write_significand']) assert.ok(names.includes(want), `${want}: ${names.join(', ')}`);
     assert.ok(!names.some((n) => n.includes('write_int_data.fg') || n.includes('write_int_data.write_significand')), names.join(', '));
     assert.ok(chunks.find((c) => c.symbol === 'fg')!.content.includes('FMT_CONSTEXPR inline text_style fg'), 'the chunk keeps the macro in its text');
+    // spdlog's styles: an export macro after `class`, a macro between the return type and the name, an out-of-line constructor
+    const spd = await chunk('cpp', 'sinks/base_sink-inl.h', [
+      'namespace spdlog {',
+      'namespace sinks {',
+      'template<typename Mutex>',
+      'class SPDLOG_API base_sink : public sink',
+      '{',
+      'public:',
+      '    void log(const details::log_msg &msg) final;',
+      '};',
+      '} // namespace sinks',
+      '} // namespace spdlog',
+      '',
+      'template<typename Mutex>',
+      'SPDLOG_INLINE spdlog::sinks::base_sink<Mutex>::base_sink(std::unique_ptr<spdlog::formatter> formatter)',
+      '    : formatter_{std::move(formatter)}',
+      '{}',
+      '',
+      'template<typename Mutex>',
+      'void SPDLOG_INLINE spdlog::sinks::base_sink<Mutex>::log(const details::log_msg &msg)',
+      '{',
+      '    std::lock_guard<Mutex> lock(mutex_);',
+      '    sink_it_(msg);',
+      '}',
+      '',
+    ].join('\n'));
+    const spdNames = spd.map((x) => `${x.kind} ${x.symbol}`);
+    for (const want of ['class spdlog.sinks.base_sink', 'constructor spdlog.sinks.base_sink.base_sink', 'method spdlog.sinks.base_sink.log']) assert.ok(spdNames.includes(want), `${want}: ${spdNames.join(', ')}`);
+    assert.deepEqual(spd.find((x) => x.kind === 'class')!.conformances, ['sink']);
     const c = await chunk('c', 'sqlite3.c', 'SQLITE_API int sqlite3_open(const char *filename, sqlite3 **ppDb) {\n  return openDatabase(filename, ppDb, 0, 0);\n}\n\nHRESULT WINAPI CreateThing(void) {\n  return 0;\n}\n');
     assert.ok(c.some((x) => x.kind === 'function' && x.symbol === 'sqlite3_open'), c.map((x) => `${x.kind} ${x.symbol}`).join(', '));
   });

@@ -33,7 +33,8 @@
  *      a TypeScript module augmentation (`declare module 'express'`) is named without the quotes.
  *  10: a Go type's embedded types keep their package (`struct{ io.Reader }` conforms to `io.Reader`, not to `Reader`).
  *  11: C/C++: an upper-case macro before a declaration (`FMT_CONSTEXPR inline text_style fg(…)`, `SQLITE_API int
- *      sqlite3_open(…)`, a class member's `FMT_CONSTEXPR write_int_data(…)`) is blanked for the parser (it read the
+ *      sqlite3_open(…)`, a class member's `FMT_CONSTEXPR write_int_data(…)`), before its name (`void SPDLOG_INLINE f(…)`)
+ *      or a class's name (`class SPDLOG_API sink`) is blanked for the parser (it read the
  *      macro as a type and everything after a constructor as one error node: fmt's later functions were named as
  *      members of `write_int_data`, and `fg` as `text_style fg`); a Rust impl for a reference is named after the type
  *      (`impl Service for &'_ Client<C, B>` → `Client`); a Markdown section is named by its heading's text, links and

@@ -41,22 +41,29 @@ export function blankLoneMacros(text: string): string {
 
 /** Words that start a declaration's specifiers or type in C and C++. */
 const DECL_START = String.raw`(?:inline|constexpr|consteval|constinit|static|virtual|explicit|auto|const|volatile|extern|friend|typename|template|struct|class|enum|union|void|bool|char|int|long|short|float|double|unsigned|signed|size_t|operator)\b|~`;
+/** A declared name and its opening parenthesis: `fg(`, `thread_pool::post_log(`, `ansicolor_sink<M>::to_string_(`. */
+const DECL_NAME = String.raw`[~A-Za-z_]\w*(?:<[^;{}()]*>)?(?:::[~\w]+(?:<[^;{}()]*>)?)*[ \t]*\(`;
 /**
  * An upper-case macro word (with an underscore: `FMT_CONSTEXPR20`, `ABSL_MUST_USE_RESULT`, `SQLITE_API`, `Q_INVOKABLE`)
  * at the start of a line, before a declaration: a specifier keyword or a type followed by a name
  * (`FMT_CONSTEXPR inline text_style fg(…)`, `FMT_API auto vformat(…)`, `SQLITE_API int sqlite3_open(…)`). The grammar
  * reads the macro as the declaration's type and the rest as an error: fmt's `FMT_CONSTEXPR write_int_data(…) : size(…)`
  * constructor turned the rest of format.h into one error node, so every later function was named as a member of
- * `write_int_data`.
+ * `write_int_data`. Also before an out-of-line constructor (`SPDLOG_INLINE spdlog::sinks::base_sink<M>::base_sink(…)`).
  */
-const DECL_MACRO = new RegExp(String.raw`^([ \t]*)([A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]+(?:${DECL_START}|[A-Za-z_][\w:]*(?:<[^;{}()]*>)?(?:[ \t]+|[ \t]*[*&]+[ \t]*)[A-Za-z_~][\w:]*[ \t]*\())`, 'gm');
+const DECL_MACRO = new RegExp(String.raw`^([ \t]*)([A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]+(?:${DECL_START}|[A-Za-z_][\w:]*(?:<[^;{}()]*>)?(?:[ \t]+|[ \t]*[*&]+[ \t]*)${DECL_NAME}|[A-Za-z_]\w*(?:<[^;{}()]*>)?(?:::[~\w]+(?:<[^;{}()]*>)?)*::~?\w+[ \t]*\())`, 'gm');
+/** Between a one-word return type and the name: `void SPDLOG_INLINE thread_pool::post_log(…)`, `int FOO_API foo(void)`. */
+const MID_MACRO = new RegExp(String.raw`^([ \t]*[A-Za-z_][\w:]*(?:<[^;{}()]*>)?[ \t*&]+)([A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]+[*&]*${DECL_NAME})`, 'gm');
 /** The same before a constructor, on an indented line (a class member): `  FMT_CONSTEXPR write_int_data(int n, …)`. */
 const CTOR_MACRO = /^([ \t]+)([A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]+[A-Za-z_]\w*[ \t]*\()/gm;
+
+/** An export or attribute macro between `class`/`struct` and the name: `class SPDLOG_API base_sink : public sink`, `class Q_CORE_EXPORT QObject`. */
+const CLASS_MACRO = /(\b(?:class|struct|union)[ \t]+)([A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]+[A-Za-z_]\w*[ \t]*(?:final\b|[:{<]|$))/gm;
 
 /** The lines of declaration macros blanked (same length, so offsets, lines and the chunks' text stay the file's). */
 export function blankDeclarationMacros(text: string): string {
   const blank = (_m: string, indent: string, word: string) => indent + ' '.repeat(word.length);
-  return text.replace(DECL_MACRO, blank).replace(CTOR_MACRO, blank);
+  return text.replace(DECL_MACRO, blank).replace(MID_MACRO, blank).replace(CTOR_MACRO, blank).replace(CLASS_MACRO, blank);
 }
 
 /** What C and C++ hand to the parser: lone macro lines and declaration macros blanked. */
