@@ -86,6 +86,13 @@ for (const cfg of RANKING_CONFIGURATIONS) {
       assert.ok(res.warnings.some((w) => /Nothing in the index implements StreamingCodec; listed first: its definition\./.test(w)), res.warnings.join('\n'));
     });
 
+    it('a name the index neither declares nor implements (a library\'s interface): a warning that the results are text matches', async () => {
+      const res = await ws.engine().search('what implements SliceValue', { limit: 10, includeTests: false });
+      assert.ok(res.warnings.some((w) => w === 'No declaration or implementation of SliceValue was found in the files searched; the results are text matches.'), res.warnings.join('\n'));
+      const lower = await ws.engine().search('retry policy implementations', { limit: 10, includeTests: false });
+      assert.ok(!lower.warnings.some((w) => w.includes('No declaration or implementation')), lower.warnings.join('\n'));
+    });
+
     it('an interface with an implementation: the implementation first, no warning', async () => {
       const res = await ws.engine().search('what implements Transport', { limit: 10, includeTests: false });
       assert.equal(res.matches[0]?.content.symbol, 'TcpTransport');

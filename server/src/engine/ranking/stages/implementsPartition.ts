@@ -184,7 +184,13 @@ export const implementsPartitionStage: Stage = {
     // instead of the text ranking's usage sites (zod's `ParseContext` was 12th, behind functions that take one)
     if (!impls.length) {
       // only for a name written as a type's (a lower-case "retry policy implementations" may be a phrase, not a name)
-      if (!def || !/\p{Lu}/u.test(lastSegment(t.name))) return candidates;
+      if (!/\p{Lu}/u.test(lastSegment(t.name))) return candidates;
+      if (!def) {
+        // neither declared nor implemented here (cobra's "what implements SliceValue": pflag declares it): say so, so
+        // that the text matches below are not taken for implementations
+        ctx.effects?.warnings.push(`No declaration or implementation of ${t.name} was found in the files searched; the results are text matches.`);
+        return candidates;
+      }
       impls = candidates.filter((c) => c !== def && isRefinement(c, name));
       ctx.effects?.warnings.push(
         `Nothing in the index implements ${t.name}; listed first: its definition${impls.length ? ` and the ${impls.length === 1 ? 'interface that extends' : 'interfaces that extend'} it` : ''}.`,
