@@ -60,6 +60,19 @@ describe('declarations first (identifier queries, issue 18)', () => {
     assert.deepEqual(once.map((c) => c.score), [5, 4]);
   });
 
+  it('one method declared in several files (a build variant, a stand-in): the documented, then the longest, first', () => {
+    const variant = (file: string, lines: number, doc = '') =>
+      chunk({ kind: 'method', name: 'RegisterAggregator', symbol: 'SQLiteConn.RegisterAggregator', container: 'SQLiteConn', path: file, language: 'go', startLine: 10, endLine: 10 + lines, doc, content: `func (c *SQLiteConn) RegisterAggregator(name string, impl any, pure bool) error { /* ${file} */ }` });
+    const real = variant('sqlite3.go', 106, 'RegisterAggregator makes a Go type available as a SQLite aggregation function.');
+    const mock = variant('static_mock.go', 0);
+    // BM25's length normalisation put the one-line stand-in first
+    const cands = [candidate(mock, 30), candidate(real, 18)];
+    declarationsFirstStage.apply(stageContext('RegisterAggregator', { registeraggregator: 4 }), cands);
+    cands.sort(compareCandidates);
+    assert.deepEqual(cands.map((c) => c.chunk!.path), ['sqlite3.go', 'static_mock.go']);
+    assert.match(cands[0].explanation.join('\n'), /the primary declaration of method SQLiteConn\.RegisterAggregator \(2 in all/);
+  });
+
   it('changes nothing when no candidate declares the name, or for descriptions', () => {
     const cands = [candidate(caller('a'), 3), candidate(caller('b'), 2)];
     declarationsFirstStage.apply(stageContext('fetch', { fetch: 30 }), cands);
