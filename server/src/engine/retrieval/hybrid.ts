@@ -1,9 +1,9 @@
-import { dirOf, folderPackage } from '../chunking/languages/go/packages';
 /**
  * Retrieval: runs the channels (BM25 always; dense when a provider and vectors exist), fuses them by the
  * configured mode, and hydrates candidates for the ranking stages. Honest about degraded modes: when the
  * dense channel cannot serve, the search runs on BM25 alone and says so (seed 002 FR-021a).
  */
+import { dirOf, folderPackage } from '../chunking/languages/go/packages';
 import type { Chunk } from '../types';
 import type { ChunkStore, ConformanceRow } from '../store/chunkStore';
 import type { LexicalHit, LexicalIndex } from '../store/lexical/lexicalIndex';
@@ -152,8 +152,9 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
     let rows: ConformanceRow[] = await ctx.store.conformancesOf(name);
     // a name typed in lower case ("response middleware implementations") names the type as declared (Middleware)
     if (!rows.length && name === name.toLowerCase()) rows = await ctx.store.conformancesOf(name[0]!.toUpperCase() + name.slice(1));
-    // an interface declared outside the index (Go's io.Reader, http.Handler): its rows carry the package. Asked by its
-    // qualified name, those rows join the index's own; asked by its bare name, only when the index has none of its own
+    // rows that carry a package (Go's io.Reader, http.Handler, declared outside the index; a name the index declares
+    // in several packages, `lines.Reader`): asked by its qualified name, those rows join the index's own; asked by its
+    // bare name, see withOwnQualifiedRows
     const qualified = q.target.name.includes('.') ? q.target.name.split(/::/).join('.') : '';
     if (qualified) rows = [...rows, ...(await ctx.store.conformancesOf(qualified))];
     else rows = await withOwnQualifiedRows(ctx.store, name, rows);
