@@ -8,3 +8,21 @@ const TEST_FILE =
 export function isTestPath(path: string): boolean {
   return TEST_DIR.test(path) || TEST_FILE.test(path);
 }
+
+/**
+ * Rust's unit tests live beside the code they test: a `#[cfg(test)] mod tests { … }` block inside the source file, and
+ * functions marked `#[test]` (`#[tokio::test]`, `#[async_std::test]`). Such a unit is test code though its path is not
+ * a test path (hyper's `proto/h1/dispatch.rs` holds `tests.client_read_bytes_before_writing_request`).
+ */
+const RUST_TEST_ATTRIBUTE = /^(?:[ \t]*(?:\/\/[^\n]*|#\[[^\]\n]*\])?\n)*[ \t]*#\[(?:cfg\(test\)|(?:[A-Za-z_]\w*::)*test)\]/;
+
+export function isInlineTest(chunk: { language: string; container?: string; content: string }): boolean {
+  if (chunk.language !== 'rust') return false;
+  if (chunk.container && chunk.container.split(/\.|::/).some((s) => s === 'tests' || s === 'test')) return true;
+  return RUST_TEST_ATTRIBUTE.test(chunk.content);
+}
+
+/** Whether a unit is test code: in a test file, or a test inside a source file (`isInlineTest`). */
+export function isTestUnit(path: string, chunk?: { language: string; container?: string; content: string }): boolean {
+  return isTestPath(path) || (!!chunk && isInlineTest(chunk));
+}

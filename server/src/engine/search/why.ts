@@ -8,7 +8,7 @@ import { EMBEDDED_FIELD, type Candidate } from '../ranking/candidate';
 import type { ParsedQuery } from '../ranking/query';
 import { declaresName, lastNameSegment } from '../types';
 import { FUNCTION_WORDS, partTokens, stemOf } from '../tokenize/codeTokenizer';
-import { isTestPath } from '../testPaths';
+import { isTestUnit } from '../testPaths';
 import { PROTOCOL_KINDS } from '../ranking/stages/implementsPartition';
 import { holdsIdentifier } from '../ranking/stages/relevanceCutoff';
 import { callsWithoutDeclaring } from '../ranking/stages/callersFirst';
@@ -87,6 +87,6 @@ export function whyOf(c: Candidate, query: ParsedQuery, words: readonly string[]
     }
   }
   if (DOC_KINDS.has(chunk.kind)) parts.unshift('documentation');
-  if (isTestPath(chunk.path)) parts.push('test');
+  if (isTestUnit(chunk.path, chunk)) parts.push('test');
   return parts.join(' · ');
 }

@@ -1,15 +1,15 @@
 /** Filters applied after ranking (seed 003 FR-7.4: type filters run after re-ranking). */
 import type { Candidate, Stage } from '../candidate';
 import { compareCandidates } from '../candidate';
-import { isTestPath } from '../../testPaths';
+import { isTestUnit } from '../../testPaths';
 import { pathMatcher } from '../query';
 
-/** Drops test files unless the search includes them. */
+/** Drops test files (and Rust's tests inside source files) unless the search includes them. */
 export const excludeTestsStage: Stage = {
   name: 'exclude-tests',
   apply(ctx, candidates) {
     if (ctx.options.includeTests) return candidates;
-    return candidates.filter((c) => !isTestPath(c.path));
+    return candidates.filter((c) => !isTestUnit(c.path, c.chunk));
   },
 };
 

@@ -17,7 +17,7 @@ import type { AsyncStage, Candidate, CandidateScorer, StageContext } from '../ca
 import type { ParsedQuery } from '../query';
 import { codeView } from '../../embedding/views';
 import { isDocumentChunk } from '../intents/context';
-import { isTestPath } from '../../testPaths';
+import { isTestUnit } from '../../testPaths';
 import { queryIsAboutTests } from './testDemotion';
 import { minMax } from '../../retrieval/fusion';
 
@@ -33,7 +33,7 @@ const LEARNED_STEPS = 20;
 function scorable(ctx: StageContext, c: Candidate): boolean {
   const chunk = c.chunk;
   if (!chunk || isDocumentChunk(chunk) || chunk.kind === 'reasoning') return false;
-  return !(isTestPath(c.path) && queryIsAboutTests(ctx));
+  return !(isTestUnit(c.path, chunk) && queryIsAboutTests(ctx));
 }
 
 async function scoresOf(reranker: CandidateScorer, query: ParsedQuery, head: Candidate[]): Promise<number[]> {

@@ -16,7 +16,7 @@
  * subject otherwise met the tests that share its words in passing.
  */
 import type { Stage, StageContext } from '../candidate';
-import { isTestPath } from '../../testPaths';
+import { isTestPath, isTestUnit } from '../../testPaths';
 import { queryStems, stemSet } from '../../tokenize/stemSets';
 
 export const TEST_WORDS = /\b(tests?|tested|testing|spec|specs|fixtures?|mocks?|stubs?|asserts?|unittest|pytest|jest|mocha)\b/i;
@@ -73,8 +73,8 @@ export const testDemotionStage: Stage = {
       if (ctx.query.form !== 'natural' || !queryAsksForTests(ctx.query.text)) return candidates;
       const wanted = queryStems(ctx.query.text);
       for (const c of candidates) {
-        if (isTestPath(c.path)) {
-          const subject = testFileSubject(c.path);
+        if (isTestUnit(c.path, c.chunk)) {
+          const subject = isTestPath(c.path) ? testFileSubject(c.path) : new Set<string>();
           if (subject.size && [...subject].every((w) => wanted.has(w))) {
             c.score *= TEST_FILE_NAMED;
             c.explanation.push(`×${TEST_FILE_NAMED} a test file named after the question's subject (${[...subject].join(', ')})`);
@@ -87,9 +87,9 @@ export const testDemotionStage: Stage = {
       return candidates;
     }
     for (const c of candidates) {
-      if (!isTestPath(c.path)) continue;
+      if (!isTestUnit(c.path, c.chunk)) continue;
       c.score *= factor;
-      c.explanation.push(`×${factor} test file (${howTo ? "the query asks how to test one's own code, not for the project's tests" : 'the query is not about tests'})`);
+      c.explanation.push(`×${factor} ${isTestPath(c.path) ? 'test file' : 'test code (a test module inside a source file)'} (${howTo ? "the query asks how to test one's own code, not for the project's tests" : 'the query is not about tests'})`);
     }
     return candidates;
   },
