@@ -31,6 +31,15 @@ describe('members over outlines', () => {
     assert.deepEqual([o2.score, elsewhere.score, doc.score], [10, 3, 2]);
   });
 
+  it('a member of one statement (3 lines or fewer) does not take the outline\'s place; the next best member does', () => {
+    const o = outline();
+    const accessor = candidate(chunk({ kind: 'method', name: 'getName', symbol: 'Application.getName', container: 'Application', path, language: 'php', startLine: 120, endLine: 123, content: 'public function getName() {\n    return $this->name;\n}' }), 8);
+    accessor.chunk!.endLine = 122;
+    const find = member('find', 300, 4);
+    membersOverOutlinesStage.apply(stageContext('suggest alternatives for a mistyped command name'), [o, accessor, find]);
+    assert.deepEqual([o.score, accessor.score, find.score], [4, 8, 10]);
+  });
+
   it('identifiers and the forms that name a declaration or a relation keep their order', () => {
     for (const q of ['Application', 'what implements Application', 'who calls findAlternatives']) {
       const o = outline();

@@ -21,6 +21,13 @@ import { asksAboutConstruction } from './constructors';
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
+/**
+ * A member this short — a signature, one statement, a closing brace: `__aiter__` returning self, a getter — shows
+ * nothing of its class's work and does not take the outline's place (tornado's `WaitIterator.__aiter__`, with no
+ * keyword of "how is a generator-based async function driven step by step", took `WaitIterator`'s second place).
+ */
+const ONE_STATEMENT_LINES = 3;
+
 /** Code units of the list, by path (an outline and its members share a file). */
 function codeUnitsByPath(candidates: readonly Candidate[]): Map<string, Candidate[]> {
   const byPath = new Map<string, Candidate[]>();
@@ -46,7 +53,8 @@ export const membersOverOutlinesStage: Stage = {
     if (ctx.query.form !== 'natural' || ctx.query.target) return candidates;
     const byPath = codeUnitsByPath(candidates);
     const traded = new Set<Candidate>();
-    // a constructor does not take its class's place for a description of what the class does (stages/constructors.ts)
+    // a constructor does not take its class's place for a description of what the class does (stages/constructors.ts),
+    // nor does a member of one statement
     const skipConstructors = !asksAboutConstruction(ctx.query.text);
     const outlines = [...byPath.values()].flatMap((units) => units.filter((c) => units.some((m) => m !== c && nestedIn(m, c))));
     outlines.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
@@ -56,6 +64,7 @@ export const membersOverOutlinesStage: Stage = {
       for (const m of byPath.get(outline.path)!) {
         if (m === outline || traded.has(m) || !nestedIn(m, outline)) continue;
         if (skipConstructors && m.chunk!.kind === 'constructor') continue;
+        if (m.chunk!.endLine - m.chunk!.startLine + 1 <= ONE_STATEMENT_LINES) continue;
         if (!best || m.score > best.score || (m.score === best.score && m.id < best.id)) best = m;
       }
       if (!best || best.score >= outline.score) continue;
