@@ -9,15 +9,15 @@
  */
 import type { Candidate, Stage } from '../candidate';
 import { declaresName, TYPE_DECLARATION_KINDS } from '../../types';
+import { CALLABLE_KINDS } from '../../chunking/common';
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
-const CALLABLE_KINDS: ReadonlySet<string> = new Set(['function', 'method']);
 
 /**
  * One type declared in several places — a C# `partial class`, a Ruby class reopened in other files — is listed from its
  * primary declaration: the one with a doc comment or base types, then the longest (the 2,400-line `partial class
  * Server : IDisposable`, not the three 4-line `partial class Server` files beside it that BM25's length normalisation
- * put first). So is a function or method declared in several files under one name: a build variant or a stand-in
+ * put first). So is a function, method or constructor declared in several files under one name: a build variant or a stand-in
  * (go-sqlite3's one-line `SQLiteConn.RegisterAggregator` in `static_mock.go`, for builds without cgo, before the
  * documented 100-line one in `sqlite3.go`). The declarations trade their scores in that order; nothing else moves.
  */
