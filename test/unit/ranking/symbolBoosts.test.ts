@@ -207,6 +207,29 @@ describe('symbol boosts: a protocol kind named in words', () => {
     symbolBoostStage.apply(stageContext('a new embedding provider'), plain);
     assert.equal(plain[0].score, 3);
   });
+  it('a function whose every name word the description spells ("pack texts into batches": packBatches) ×1.3', () => {
+    const pack = chunk({ kind: 'function', name: 'packBatches', content: 'export function packBatches(items, cost, maxItems, maxCost) {}' });
+    const mergeInto = chunk({ kind: 'method', name: 'Segment.mergeInto', container: 'Segment', content: 'mergeInto(other) {}' });
+    const type = chunk({ kind: 'class', name: 'TextBatches', content: 'class TextBatches {}' });
+    const one = chunk({ kind: 'function', name: 'pack', content: 'function pack(items) {}' });
+    const half = chunk({ kind: 'function', name: 'packTokens', content: 'function packTokens(items) {}' });
+    const cands = [pack, mergeInto, type, one, half].map((c) => candidate(c, 2));
+    symbolBoostStage.apply(stageContext('merge and pack texts into embedding batches'), cands);
+    assert.ok(Math.abs(cands[0].score - 2.6) < 1e-9, cands[0].explanation.join('\n'));
+    assert.match(cands[0].explanation.join('\n'), /the description spells every word of its name, packBatches/);
+    assert.equal(cands[1].score, 2, 'mergeInto: one content word ("into" says little)');
+    assert.equal(cands[2].score, 2, 'types are left to the other boosts (a type of domain nouns is named by many questions)');
+    assert.equal(cands[3].score, 2, 'a name of one word');
+    assert.equal(cands[4].score, 2, 'a name the query spells in part');
+    // an identifier in the query is matched by the exact-symbol boost instead; a configuration of 1 turns it off
+    const typed = [candidate(pack, 2)];
+    symbolBoostStage.apply(stageContext('pack texts into batches like packTokens'), typed);
+    assert.equal(typed[0].score, 2);
+    const off = [candidate(pack, 2)];
+    const ctx = stageContext('pack texts into batches');
+    symbolBoostStage.apply({ ...ctx, ranking: { ...ctx.ranking, boosts: { ...ctx.ranking.boosts, nameInWords: 1 } } }, off);
+    assert.equal(off[0].score, 2);
+  });
 });
 
 import { collapsePiecesStage } from '../../../server/src/engine/ranking/stages/filters';

@@ -130,6 +130,11 @@ export const BoostsConfigSchema = z
     conformanceImplementation: z.number().min(1).default(3.0),
     /** "who calls X": chunks that reference X. */
     callerReference: z.number().min(1).default(1.5),
+    /**
+     * A description that spells every word of a declaration's name (`packBatches` for "pack texts into batches"):
+     * not a seed parameter (1 = off).
+     */
+    nameInWords: z.number().min(1).default(1.3),
   })
   .strict();
 

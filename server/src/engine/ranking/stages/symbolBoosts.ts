@@ -9,6 +9,9 @@
  * - a protocol named in words ×2.0 (the exact-symbol factor: the name, typed as words): a natural-language query that
  *   asks for an interface, protocol or trait ("the interface a new embedding provider must implement") and spells
  *   every word of this interface's name (EmbeddingProvider);
+ * - a declaration named in words ×1.3 (`nameInWords`, not a seed parameter): a natural-language description without a
+ *   structural target spells every word of a function's, method's or type's own name of two words or more
+ *   (`packBatches` for "pack texts into embedding batches"; `ConcurrencyLimiter` for "limit concurrent requests");
  * - conformance match ×1.5: a query identifier is among the chunk's conformances;
  * - conformance implementation ×3.0 (instead of the match boost): for "what implements X", a type declaration
  *   (class, struct, enum, protocol, ...) conforming to X; an extension or impl block that adds the conformance
@@ -17,7 +20,8 @@
  */
 import type { Candidate, Stage, StageContext } from '../candidate';
 import { TYPE_DECLARATION_KINDS } from '../../types';
-import { partTokens, stemOf } from '../../tokenize/codeTokenizer';
+import { CALLABLE_KINDS } from '../../chunking/common';
+import { FUNCTION_WORDS, partTokens, stemOf } from '../../tokenize/codeTokenizer';
 import { stemSet } from '../../tokenize/stemSets';
 
 import { PROTOCOL_KINDS } from './implementsPartition';
@@ -61,10 +65,19 @@ function namesType(names: readonly string[], typeName: string): boolean {
 /** A query that asks for an interface, protocol or trait in words. */
 const PROTOCOL_WORD = /\b(interface|protocol|trait)s?\b/i;
 
-/** Every part of the name (`EmbeddingProvider` → embedding, provider) is among the query's words (stemmed). */
-function namedInWords(name: string, queryParts: ReadonlySet<string>): boolean {
+/**
+ * Every part of the name (`EmbeddingProvider` → embedding, provider) is among the query's words (stemmed), and the
+ * name has at least `minContentParts` parts that are not function words (`mergeInto` has one: "into" says little).
+ */
+function namedInWords(name: string, queryParts: ReadonlySet<string>, minContentParts = 1): boolean {
   const parts = partTokens(name).filter((p) => p.length > 1);
+  if (parts.filter((p) => !FUNCTION_WORDS.has(p)).length < minContentParts) return false;
   return parts.length > 0 && parts.every((p) => queryParts.has(stemOf(p)));
+}
+
+/** The declarations a description can name in words: functions and methods. */
+function nameableKind(kind: string): boolean {
+  return CALLABLE_KINDS.has(kind as never);
 }
 
 export const symbolBoostStage: Stage = {
@@ -75,8 +88,10 @@ export const symbolBoostStage: Stage = {
     const target = ctx.query.target;
     // "the interface a new embedding provider must implement": a protocol kind asked for in words, with its name
     const wordsNameProtocol = !target && ctx.query.form === 'natural' ? PROTOCOL_WORD.exec(ctx.query.text)?.[1]?.toLowerCase() : undefined;
-    if (!names.length && !wordsNameProtocol) return candidates;
-    const queryParts = wordsNameProtocol ? stemSet(ctx.query.text) : new Set<string>();
+    // a description may spell a declaration's name ("pack texts into batches": packBatches)
+    const wordsNameDeclaration = !target && ctx.query.form === 'natural' && !ctx.query.identifiers.length && b.nameInWords > 1;
+    if (!names.length && !wordsNameProtocol && !wordsNameDeclaration) return candidates;
+    const queryParts = wordsNameProtocol || wordsNameDeclaration ? stemSet(ctx.query.text) : new Set<string>();
     const lower = names.map((n) => n.toLowerCase());
     const occurrences = new Map(lower.map((n) => [n, ctx.stats.identifierOccurrences(n, b.rareTermThreshold)]));
     const typeQuery = ctx.query.form === 'identifier' || target?.relation === 'definition' || target?.relation === 'implementations' || target?.relation === 'protocol';
@@ -109,6 +124,8 @@ export const symbolBoostStage: Stage = {
         boost(c, b.protocolKind, `${chunk.kind} definition for a protocol query`);
       } else if (wordsNameProtocol && PROTOCOL_KINDS.has(chunk.kind) && namedInWords(chunk.name, queryParts)) {
         boost(c, b.exactSymbol, `the query names this ${chunk.kind} in words: "${wordsNameProtocol}" and every word of ${chunk.name}`);
+      } else if (wordsNameDeclaration && nameableKind(chunk.kind) && namedInWords(lastSegment(chunk.name), queryParts, 2)) {
+        boost(c, b.nameInWords, `the description spells every word of its name, ${lastSegment(chunk.name)}`);
       }
       const conf = chunk.conformances.flatMap((x) => [x.toLowerCase(), lastSegment(x).toLowerCase()]);
       const implementsQuery = target?.relation === 'implementations';
