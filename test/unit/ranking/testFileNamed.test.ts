@@ -11,6 +11,10 @@ describe('questions that ask for tests: the test file named after the subject', 
     assert.deepEqual([...testFileSubject('pkg/lock_test.go')], ['lock']);
     assert.deepEqual([...testFileSubject('src/test/java/LockTest.java')], ['lock']);
     assert.deepEqual([...testFileSubject('spec/close_spec.rb')], ['close']);
+    // tsd's type tests; a name that is only test words names no subject
+    assert.deepEqual([...testFileSubject('test/types/register.test-d.ts')], ['regist']);
+    assert.deepEqual([...testFileSubject('test/test_helpers_test.py')], ['helper']);
+    assert.deepEqual([...testFileSubject('test/test_test.py')], []);
   });
 
   it('ranks it higher when every word of its name is in the question, with a line saying why', () => {

@@ -56,11 +56,14 @@ export function queryAsksForTests(text: string): boolean {
 /** Factor of a test file named after the subject of a question that asks for tests. */
 export const TEST_FILE_NAMED = 1.5;
 
-/** The words of a test file's name, less its test marker (`route-prefix.test.js` → route, prefix; `LockTest.java` → lock). */
+/**
+ * The words of a test file's name, less its test markers (`route-prefix.test.js` → route, prefix; `LockTest.java` →
+ * lock; tsd's type tests `register.test-d.ts` → register): a word that only says "test" never names a subject.
+ */
 export function testFileSubject(path: string): Set<string> {
   const file = (path.split('/').pop() ?? '').replace(/\.[^.]*$/, '');
-  const subject = file.replace(/([._-]?(test|tests|spec|specs))+$/i, '').replace(/^(test|tests|spec)[._-]/i, '');
-  return new Set([...stemSet(subject)].filter((w) => w.length > 1));
+  const subject = file.replace(/([._-]?(test|tests|spec|specs)(-d)?)+$/i, '').replace(/^(test|tests|spec)[._-]/i, '');
+  return new Set([...stemSet(subject)].filter((w) => w.length > 1 && !TEST_WORDS.test(w) && w !== 'test'));
 }
 
 export const testDemotionStage: Stage = {
