@@ -354,7 +354,7 @@ export interface FixtureResult {
 }
 
 /** Ranking stages whose effect the ablation measures (see server/src/engine/ranking/pipeline.ts). */
-const ABLATED_STAGES = ['symbol-boosts', 'implements-partition', 'learned-scorer', 'phrase-partition', 'code-intent', 'information-intent', 'test-demotion', 'constructors', 'members-over-outlines'];
+const ABLATED_STAGES = ['symbol-boosts', 'implements-partition', 'learned-scorer', 'phrase-partition', 'code-intent', 'information-intent', 'test-demotion', 'test-doubles', 'constructors', 'members-over-outlines'];
 
 const queryTexts = new Map<string, string[]>();
 

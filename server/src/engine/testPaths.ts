@@ -26,3 +26,17 @@ export function isInlineTest(chunk: { language: string; container?: string; cont
 export function isTestUnit(path: string, chunk?: { language: string; container?: string; content: string }): boolean {
   return isTestPath(path) || (!!chunk && isInlineTest(chunk));
 }
+
+/**
+ * Test doubles a library ships beside its code: a folder of them (`mock/`, `mocks/`, `__mocks__/`, `fakes/`,
+ * `stubs/`) or a file named as one (`mock-agent.js`, `mock_transport.py`, `static_mock.go`, `FakeClock.java`,
+ * `mock.py`). They are library code, not tests, and they copy the vocabulary of what they stand in for: undici's
+ * `lib/mock/mock-agent.js` answered "how does an agent route each request to a per-origin connection pool" before
+ * `lib/dispatcher/agent.js`.
+ */
+const DOUBLE_DIR = /(^|\/)(__mocks__|mocks?|fakes?|stubs?)\//i;
+const DOUBLE_FILE = /(^|\/)((mock|fake|stub)s?([-_.][^/]*)?|[^/]*[-_](mock|fake|stub)s?(\.[^/]*)?|(Mock|Fake|Stub)[A-Z][^/]*)$/;
+
+export function isTestDoublePath(path: string): boolean {
+  return DOUBLE_DIR.test(path) || DOUBLE_FILE.test(path);
+}

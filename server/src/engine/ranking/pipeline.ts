@@ -28,6 +28,7 @@ import { implementsPartitionStage } from './stages/implementsPartition';
 import { declarationsFirstStage } from './stages/declarationsFirst';
 import { callersFirstStage } from './stages/callersFirst';
 import { testDemotionStage } from './stages/testDemotion';
+import { testDoublesStage } from './stages/testDoubles';
 import { releaseNotesStage } from './stages/releaseNotes';
 import { activationStage } from './stages/activation';
 import { learnedScorerStage } from './stages/learnedScorer';
@@ -53,6 +54,7 @@ export function searchPipeline(): PipelineStep[] {
     step('rule', codeIntentStage()),
     step('rule', activationStage),
     step('rule', testDemotionStage),
+    step('rule', testDoublesStage),
     step('rule', releaseNotesStage),
     step('rule', constructorsStage),
     step('rule', membersOverOutlinesStage),
