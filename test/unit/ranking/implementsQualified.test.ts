@@ -58,3 +58,35 @@ describe('implements partition: a qualified target and the nearer declaration of
     assert.deepEqual(ids.slice(0, 2), ['Faraday.Response.Logger', 'Faraday.Response.RaiseError']);
   });
 });
+
+describe('implements partition: a target qualified by its module (Python, JavaScript, Rust: the file is the namespace)', () => {
+  const py = (name: string, path: string, conformances: string[]) =>
+    chunk({ kind: 'class', name, symbol: name, conformances, language: 'python', path, content: `class ${name}(${conformances.join(', ')}):` });
+  const handler = py('RequestHandler', 'tornado/web.py', []);
+  const staticFile = py('StaticFileHandler', 'tornado/web.py', ['RequestHandler']); // the same module's RequestHandler
+  const websocket = py('WebSocketHandler', 'tornado/websocket.py', ['tornado.web.RequestHandler']);
+  const otherBase = py('RequestHandler', 'legacy/handlers.py', []);
+  const legacy = py('LegacyHandler', 'legacy/handlers.py', ['RequestHandler']); // its own module's RequestHandler
+  const pkgBase = py('Plugin', 'plugins/__init__.py', []);
+  const pkgImpl = py('GzipPlugin', 'plugins/gzip.py', ['plugins.Plugin']);
+
+  it('"subclasses of web.RequestHandler": tornado/web.py declares it; its subclasses are the implementations, another module\'s are not', () => {
+    const cands = [candidate(legacy, 9), candidate(otherBase, 8), candidate(staticFile, 5), candidate(websocket, 4), candidate(handler, 3)];
+    const ctx = stageContext('subclasses of web.RequestHandler');
+    implementsPartitionStage.apply(ctx, cands);
+    cands.sort(compareCandidates);
+    const ids = cands.map((c) => `${c.path}#${c.chunk!.symbol}`);
+    assert.deepEqual(new Set(ids.slice(0, 3)), new Set(['tornado/web.py#StaticFileHandler', 'tornado/websocket.py#WebSocketHandler', 'tornado/web.py#RequestHandler']), ids.join(', '));
+    const legacyAt = cands.find((c) => c.chunk === legacy)!;
+    assert.ok(legacyAt.explanation.some((l) => l.includes('not web.RequestHandler')), legacyAt.explanation.join('\n'));
+    assert.deepEqual(ctx.effects?.warnings ?? [], []);
+  });
+
+  it('a package\'s __init__ module is its folder (plugins.Plugin)', () => {
+    const cands = [candidate(pkgBase, 5), candidate(pkgImpl, 3)];
+    implementsPartitionStage.apply(stageContext('what implements plugins.Plugin'), cands);
+    cands.sort(compareCandidates);
+    assert.deepEqual(cands.map((c) => c.chunk!.symbol), ['GzipPlugin', 'Plugin']);
+    assert.ok(cands[1]!.explanation.some((l) => l.includes('definition of plugins.Plugin')), cands[1]!.explanation.join('\n'));
+  });
+});

@@ -96,6 +96,30 @@ export const segmentsOf = (name: string): string[] =>
 const endsWithSegments = (name: string[], suffix: string[]): boolean =>
   suffix.length <= name.length && suffix.every((s, i) => name[name.length - suffix.length + i] === s);
 
+/** File stems that name their folder's module, not one of their own (`pkg/__init__.py`, `lib/index.js`, `src/mod.rs`). */
+const PACKAGE_FILE = /^(__init__|index|mod|lib|main)$/;
+
+/**
+ * The module a file is, as segments (`tornado/web.py` → tornado, web; `pkg/__init__.py` → pkg): where the file is the
+ * namespace (Python, JavaScript and TypeScript modules, Rust's files), `web.RequestHandler` names the `RequestHandler`
+ * that `tornado/web.py` declares.
+ */
+function moduleSegments(path: string): string[] {
+  const parts = path.toLowerCase().split('/');
+  const stem = parts.pop()!.replace(/\.[^.]*$/, '');
+  return PACKAGE_FILE.test(stem) ? parts : [...parts, stem];
+}
+
+/**
+ * Whether a declaration is the one a qualified target names: its symbol ends with the target's segments
+ * (`Faraday::Response::Middleware`), or its module and symbol do (`web.RequestHandler` for `tornado/web.py`'s
+ * `RequestHandler`).
+ */
+function declaresQualified(c: Candidate, wanted: string[]): boolean {
+  const symbol = segmentsOf(c.chunk!.symbol);
+  return endsWithSegments(symbol, wanted) || endsWithSegments([...moduleSegments(c.path), ...symbol], wanted);
+}
+
 /**
  * A qualified target ("classes that extend Faraday::Middleware") may share its last name with other declarations: a
  * conformer whose supertype is written `Middleware` inside `Faraday::Response`, where a `Middleware` is declared too,
@@ -108,13 +132,21 @@ const endsWithSegments = (name: string[], suffix: string[]): boolean =>
 function resolveQualified(target: string, name: string, candidates: Candidate[], impls: Candidate[]): Candidate[] {
   const wanted = segmentsOf(target);
   if (wanted.length < 2) return impls;
-  const declared = new Map<string, Candidate>();
+  // declarations of the name by symbol; several of one symbol (modules of their own) are told apart by their file
+  const declared = new Map<string, Candidate[]>();
   for (const c of candidates) {
     const chunk = c.chunk;
     if (!chunk || !TYPE_DECLARATION_KINDS.has(chunk.kind) || chunk.kind === 'extension' || chunk.name.toLowerCase() !== name) continue;
     const key = segmentsOf(chunk.symbol).join('.');
-    if (!declared.has(key)) declared.set(key, c);
+    const list = declared.get(key);
+    if (list) list.push(c);
+    else declared.set(key, [c]);
   }
+  // the declaration a written name finds: the conformer's own file's first (a module's names are its own), else the first
+  const lookup = (key: string, from: Candidate): Candidate | undefined => {
+    const list = declared.get(key)?.filter((d) => d !== from);
+    return list?.find((d) => d.path === from.path) ?? list?.[0];
+  };
   const out: Candidate[] = [];
   for (const c of impls) {
     const chunk = c.chunk!;
@@ -125,16 +157,17 @@ function resolveQualified(target: string, name: string, candidates: Candidate[],
     }
     const scope = segmentsOf(chunk.symbol).slice(0, -1);
     let resolved: string[] | undefined;
+    let via: Candidate | undefined;
     for (let i = scope.length; i >= 0 && !resolved; i--) {
       const key = [...scope.slice(0, i), ...written];
-      const hit = declared.get(key.join('.'));
-      if (hit && hit !== c) resolved = key;
+      via = lookup(key.join('.'), c);
+      if (via) resolved = key;
     }
-    if (!resolved || endsWithSegments(resolved, wanted)) {
+    // no nearer declaration, or the one found is the target itself (by its symbol, or its module and symbol)
+    if (!resolved || !via || endsWithSegments(resolved, wanted) || declaresQualified(via, wanted)) {
       out.push(c);
       continue;
     }
-    const via = declared.get(resolved.join('.'))!;
     if (impls.includes(via)) {
       c.conformsVia = via.chunk!.symbol;
       c.explanation.push(`extends ${via.chunk!.symbol} (the nearer ${chunk.conformances.find((x) => segmentsOf(x).join('.') === written.join('.'))}), which implements ${target}`);
@@ -157,7 +190,7 @@ export const implementsPartitionStage: Stage = {
     const wanted = segmentsOf(t.name);
     const ownDecl =
       wanted.length >= 2
-        ? candidates.find((c) => !!c.chunk && TYPE_DECLARATION_KINDS.has(c.chunk.kind) && c.chunk.kind !== 'extension' && endsWithSegments(segmentsOf(c.chunk.symbol), wanted))
+        ? candidates.find((c) => !!c.chunk && TYPE_DECLARATION_KINDS.has(c.chunk.kind) && c.chunk.kind !== 'extension' && declaresQualified(c, wanted))
         : undefined;
     // Go: the target's package against the conformance's (the folders of the index's declarations of the name)
     const go: GoPackages = {
