@@ -90,3 +90,22 @@ describe('implements partition: a target qualified by its module (Python, JavaSc
     assert.ok(cands[1]!.explanation.some((l) => l.includes('definition of plugins.Plugin')), cands[1]!.explanation.join('\n'));
   });
 });
+
+describe('implements partition: type declaration files after the code', () => {
+  it('a class declared in a .d.ts (its code is elsewhere) follows every implementation with code', () => {
+    const ts = (name: string, path: string, conformances: string[]) =>
+      chunk({ kind: 'class', name, symbol: name, conformances, language: path.endsWith('.js') ? 'javascript' : 'typescript', path, content: `class ${name} extends ${conformances[0] ?? 'Object'} {}` });
+    const def = ts('Dispatcher', 'lib/dispatcher/dispatcher.js', ['EventEmitter']);
+    const declaredAgent = ts('Agent', 'types/agent.d.ts', ['Dispatcher']);
+    const declaredPool = ts('Pool', 'types/pool.d.ts', ['Dispatcher']);
+    const base = ts('DispatcherBase', 'lib/dispatcher/dispatcher-base.js', ['Dispatcher']);
+    const retry = ts('RetryAgent', 'lib/dispatcher/retry-agent.js', ['Dispatcher']);
+    const cands = [candidate(declaredAgent, 9), candidate(declaredPool, 8), candidate(base, 5), candidate(def, 4), candidate(retry, 2)];
+    implementsPartitionStage.apply(stageContext('classes that extend Dispatcher'), cands);
+    cands.sort(compareCandidates);
+    const ids = cands.map((c) => c.path);
+    // (the definition follows the best implementation: seed 000's contract)
+    assert.deepEqual(ids, ['lib/dispatcher/dispatcher-base.js', 'lib/dispatcher/dispatcher.js', 'lib/dispatcher/retry-agent.js', 'types/agent.d.ts', 'types/pool.d.ts']);
+    assert.ok(cands[3]!.explanation.some((l) => l.includes('declared in a type declaration file')), cands[3]!.explanation.join('\n'));
+  });
+});

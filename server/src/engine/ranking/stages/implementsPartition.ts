@@ -84,6 +84,9 @@ export function isDefinitionOf(c: Candidate, name: string): boolean {
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
+/** A file of type declarations only (TypeScript's `.d.ts`, Python's `.pyi` stubs): it describes code kept elsewhere. */
+export const isDeclarationFile = (path: string): boolean => /\.d\.[cm]?ts$|\.pyi$/i.test(path);
+
 /** A name's segments, lower-case, whatever the language writes between them (`Faraday::Middleware`, `io.Reader`, `A\\B`). */
 export const segmentsOf = (name: string): string[] =>
   name
@@ -239,6 +242,19 @@ export const implementsPartitionStage: Stage = {
         c.explanation.push(`implements ${t.name} through ${c.conformsVia}: after the direct implementations (score ${round(c.score)} → ${round(floor * 0.999)})`);
         c.score = floor * 0.999;
       }
+    }
+    // a declaration file's class (`types/agent.d.ts`, a `.pyi` stub) describes code that is elsewhere: after every
+    // implementation with code (undici declares each dispatcher twice, in lib/*.js and types/*.d.ts)
+    const withCode = impls.filter((c) => !isDeclarationFile(c.path));
+    if (withCode.length && withCode.length < impls.length) {
+      const floor = Math.min(...withCode.map((c) => c.score));
+      const lifted = impls.filter((c) => isDeclarationFile(c.path) && c.score >= floor).sort((a, b) => b.score - a.score);
+      lifted.forEach((c, i) => {
+        // in their own order, below the last implementation with code
+        const to = floor * (0.998 - i * 1e-5);
+        c.explanation.push(`declared in a type declaration file: after the implementations with code (score ${round(c.score)} → ${round(to)})`);
+        c.score = to;
+      });
     }
     // an unqualified name the project declares more than once as an interface (Go's `a.Reader` and `b.Reader`, two
     // `Handler` interfaces in two modules): the conformers of each are implementations, so each declaration is listed
