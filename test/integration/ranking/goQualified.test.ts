@@ -79,7 +79,7 @@ for (const cfg of RANKING_CONFIGURATIONS) {
 
     it('"what implements Reader": the project\'s CSVReader and the type that embeds myio.Reader, not the wrapper of io.Reader', async () => {
       const ms = (await ws.engine().search('what implements Reader', { limit: 10, explain: true })).matches;
-      // the two implementations and the definition (kept in the top 3, after the best implementation) first
+      // the two implementations and the definition (kept in the top 3, after the implementations) first
       assert.deepEqual(new Set(ms.slice(0, 3).map((m) => m.content.symbol)), new Set(['CSVReader', 'Logged', 'Reader']), show(ms));
       assert.notEqual(ms[0]!.content.symbol, 'Reader', show(ms));
       for (const s of ['CSVReader', 'Logged']) assert.ok(listedAsImplementation(ms.find((m) => m.content.symbol === s)!), show(ms));

@@ -95,7 +95,7 @@ describe('seed 000 symbol-aware boosts (stage level)', () => {
     assert.equal(cands[2].id, iface.id, cands.map((c) => `${c.chunk!.name} ${c.score}`).join('\n'));
     assert.ok(cands.slice(0, 2).every((c) => c.explanation.some((l) => l.startsWith('stays ahead of the definition of Reader'))));
   });
-  it('implementers first: a definition that outscores them follows the best implementation (second; third behind a tie)', () => {
+  it('implementers first: a definition that outscores them follows the first two implementations (the one, when alone)', () => {
     const impls = [1, 2, 3].map((i) => chunk({ kind: 'class', name: `Store${i}`, conformances: ['ChunkStore'], content: `class Store${i}: ChunkStore {}` }));
     const run = (scores: number[]) => {
       const cands = [...impls.map((c, i) => candidate(c, scores[i]!)), candidate(protocol, 1000)];
@@ -104,10 +104,13 @@ describe('seed 000 symbol-aware boosts (stage level)', () => {
       return cands;
     };
     const spread = run([30, 20, 10]);
-    assert.deepEqual(spread.map((c) => c.chunk!.name), ['Store1', 'ChunkStore', 'Store2', 'Store3']);
-    assert.ok(spread[1]!.explanation.some((l) => l.startsWith('definition of ChunkStore: after the first implementation')));
+    assert.deepEqual(spread.map((c) => c.chunk!.name), ['Store1', 'Store2', 'ChunkStore', 'Store3']);
+    assert.ok(spread[2]!.explanation.some((l) => l.startsWith('definition of ChunkStore: after the first 2 implementations')));
     const tied = run([30, 30, 10]);
     assert.equal(tied[2]!.id, protocol.id, tied.map((c) => `${c.chunk!.name} ${c.score}`).join('\n'));
+    // the second implementation ties with the third: both first ones stay ahead, the definition third
+    const tail = run([30, 10, 10]);
+    assert.equal(tail[2]!.id, protocol.id, tail.map((c) => `${c.chunk!.name} ${c.score}`).join('\n'));
     const lone = [candidate(impls[0]!, 1), candidate(protocol, 1000)];
     protocolInTopStage.apply(stageContext('what implements ChunkStore', { chunkstore: 40 }), lone);
     lone.sort(compareCandidates);

@@ -5,7 +5,7 @@
  *     before those that conform through a sub-interface or a superclass;
  *     (for a qualified X, `Faraday::Middleware`, a conformer whose written supertype resolves to a nearer declaration
  *     of the same name conforms through it, or not at all: `resolveQualified`);
- *  2. X's own definition is kept in the top 3 of that first group, never above its best implementation (it is
+ *  2. X's own definition is kept in the top 3 of that first group, after its first two implementations (it is
  *     context, not an answer: "implementers first, protocol in the top 3");
  *  3. everything else (the implementations' members, usage sites, ...) follows in score order.
  * With no implementation of X in the candidates, X's definition and the interfaces that extend it form the first
@@ -302,12 +302,30 @@ export const implementsPartitionStage: Stage = {
         }
         def.explanation.push(`kept in the top 3 as the definition of ${t.name} (score ${round(def.score)} → ${round(Math.max(target, c * 1.0001))})`);
         def.score = Math.max(target, c * 1.0001);
-      } else if (at === 0 && group.length > 1) {
-        // implementers first: the definition follows the best implementation (second, or third behind a tie)
-        const [a, b] = group.slice(1).map((x) => x.score);
-        const target = b !== undefined && a! > b ? (a! + b) / 2 : a! - Math.abs(a!) * 1e-4;
-        def.explanation.push(`definition of ${t.name}: after the first implementation (score ${round(def.score)} → ${round(target)})`);
-        def.score = target;
+      } else {
+        // implementers first: the definition follows the first two implementations (the first, when there is one):
+        // third at most, as seed 000 asks, and never before an answer it could follow
+        const rest = group.filter((x) => x !== def);
+        const place = Math.min(2, rest.length);
+        if (at < place) {
+          const above = rest[place - 1]!.score;
+          const below = rest[place]?.score;
+          let target: number;
+          if (below === undefined) target = above - Math.abs(above) * 1e-4;
+          else if (above > below) target = (above + below) / 2;
+          else {
+            // the implementation before it ties with the one after: lift the first ones just above the tie
+            const lifted = below + Math.abs(below) * 2e-4;
+            for (const lead of rest.slice(0, place)) {
+              if (lead.score >= lifted) continue;
+              lead.explanation.push(`stays ahead of the definition of ${t.name} (tied with the next implementation; score ${round(lead.score)} → ${round(lifted)})`);
+              lead.score = lifted;
+            }
+            target = below + Math.abs(below) * 1e-4;
+          }
+          def.explanation.push(`definition of ${t.name}: after the first ${place === 1 ? 'implementation' : `${place} implementations`} (score ${round(def.score)} → ${round(target)})`);
+          def.score = target;
+        }
       }
     }
     return candidates;
