@@ -61,6 +61,13 @@ describe('query parser', () => {
       ['which types inherit Base', 'implementations', 'Base'],
       ['show me everything that extends Widget', 'implementations', 'Widget'],
       ['find all types that implement Codec', 'implementations', 'Codec'],
+      // possessive, "concrete X classes", "based on X", Ruby's mixins ("include X", "mix in X")
+      ["Handler's subclasses", 'implementations', 'Handler'],
+      ["the Reader interface's implementations", 'implementations', 'Reader'],
+      ['concrete Handler classes', 'implementations', 'Handler'],
+      ['classes based on io.Reader', 'implementations', 'io.Reader'],
+      ['modules that include Enumerable', 'implementations', 'Enumerable'],
+      ['which classes mix in Comparable', 'implementations', 'Comparable'],
       // a lower-case adjective before a capitalised name is not the target
       ['what extends the standard Error class', 'implementations', 'Error'],
       ['which classes implement the builtin Iterator', 'implementations', 'Iterator'],
@@ -74,6 +81,10 @@ describe('query parser', () => {
     ];
     for (const [text, relation, name] of cases) assert.deepEqual(parseQuery(text).target, { relation, name }, text);
     assert.equal(parseQuery('how do we merge segments').target, null);
+    // "based on", "include": only a name written as a type's
+    assert.equal(parseQuery('delays based on the response').target, null);
+    assert.equal(parseQuery('which files include the config').target, null);
+    assert.equal(parseQuery('tests that include a timeout').target, null);
     assert.equal(parseQuery('how is the cache eviction tested').target, null);
     assert.equal(parseQuery('what happens when the request times out').target, null);
     assert.equal(parseQuery('how to extend the router with plugins').target, null);

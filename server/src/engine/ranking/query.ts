@@ -110,7 +110,9 @@ const THINGS = String.raw`(?:types?|classes|class|structs?|enums?|objects?|recor
  */
 const MODIFIERS = String.raw`(?:[A-Za-z][\w-]*\s+){0,2}?`;
 const NAMED_THINGS = String.raw`(?:${MODIFIERS}(?:${THINGS}|[A-Za-z][\w-]*[a-z]s))`;
-const FORMS: Array<{ relation: TargetRelation; re: RegExp }> = [
+/** A name written as a type's: capitalised, or qualified (`Faraday::Options`, `io.Reader`). */
+const TYPE_NAME = /^[A-Z]|\.|::/;
+const FORMS: Array<{ relation: TargetRelation; re: RegExp; typeName?: boolean }> = [
   // what/which/who (types|classes ...) implement(s)/extend(s)/satisfy/inherit from X
   { relation: 'implementations', re: new RegExp(String.raw`^(?:what|which|who|(?:list|show|find)(?:\s+me)?(?:\s+(?:all|everything|anything))?|all|everything|anything)(?:\s+(?:are\s+)?(?:the\s+)?${NAMED_THINGS})?\s+(?:that\s+|which\s+)?(?:do\s+|does\s+)?${IMPLEMENTING}\s+${TARGET}`, 'i') },
   // (all) implementations / subclasses / implementers of X
@@ -123,6 +125,13 @@ const FORMS: Array<{ relation: TargetRelation; re: RegExp }> = [
   { relation: 'implementations', re: new RegExp(String.raw`^(?:${IMPLEMENTING}|impl)\s+${TARGET}(?:\s+for)?\s*\??$`, 'i') },
   // X implementations, X subclasses, "Observer implementers", "list every Dispatcher subclass"
   { relation: 'implementations', re: new RegExp(String.raw`^(?:(?:list|show|find)\s+)?(?:all\s+|every\s+|each\s+)?(?:the\s+)?(?:[A-Za-z][\w-]*\s+)?${IDENT}(?:\s+${KIND_WORDS})?\s+${IMPLEMENTERS}\s*\??$`, 'i') },
+  // X's subclasses, X's implementations
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:(?:list|show|find)\s+)?(?:all\s+)?(?:the\s+)?${IDENT}(?:\s+${KIND_WORDS})?'s\s+${IMPLEMENTERS}\s*\??$`, 'i') },
+  // concrete X classes, concrete implementations of X
+  { relation: 'implementations', re: new RegExp(String.raw`^(?:(?:list|show|find|what\s+are)\s+)?(?:all\s+)?(?:the\s+)?concrete\s+${IDENT}\s+(?:classes|types|structs|implementations)\s*\??$`, 'i') },
+  // classes based on X, modules that include X, classes that mix in X (only a name written as a type's: "delays based
+  // on the response" is a description)
+  { relation: 'implementations', typeName: true, re: new RegExp(String.raw`^(?:what|which|all|list|show|find)?\s*(?:the\s+)?${NAMED_THINGS}\s+(?:that\s+|which\s+)?(?:are\s+)?(?:based\s+on|includes?|including|mix(?:es)?\s+in|mixing\s+in)\s+${TARGET}\s*\??$`, 'i') },
   // where is X implemented, who implements X
   { relation: 'implementations', re: new RegExp(String.raw`^(?:where|how)\s+(?:is|are)\s+${TARGET}\s+implemented\s*\??$`, 'i') },
   { relation: 'callers', re: new RegExp(String.raw`^(?:who|what)\s+(?:calls|uses|references)\s+${IDENT}`, 'i') },
@@ -251,7 +260,7 @@ export function parseQuery(raw: string, intent?: string | null): ParsedQuery {
   if (!phrases.length) {
     for (const f of FORMS) {
       const fm = text.match(f.re);
-      if (fm) {
+      if (fm && (!f.typeName || TYPE_NAME.test(fm[1]!))) {
         target = { relation: f.relation, name: adjectiveSkipped(fm[1], text.slice((fm.index ?? 0) + fm[0].length)) };
         break;
       }
