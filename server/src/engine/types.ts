@@ -34,6 +34,9 @@ export const CHUNK_KINDS: readonly ChunkKind[] = [
   'extension', 'impl', 'type_alias', 'module', 'namespace', 'variable', 'code', 'text', 'section', 'reasoning',
 ];
 
+/** Kinds of prose: Markdown sections and windows of text files (documentation, not code). */
+export const PROSE_KINDS: ReadonlySet<ChunkKind> = new Set<ChunkKind>(['section', 'text']);
+
 /** Kinds that declare a type (seed 000: "type declaration"). */
 export const TYPE_DECLARATION_KINDS: ReadonlySet<ChunkKind> = new Set<ChunkKind>([
   'class', 'struct', 'enum', 'interface', 'protocol', 'trait', 'extension', 'impl', 'type_alias',

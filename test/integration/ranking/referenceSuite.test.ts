@@ -27,9 +27,8 @@ for (const cfg of RANKING_CONFIGURATIONS) {
       for (const intent of INTENT_TYPES) assert.ok(queries.some((q) => q.intent.toUpperCase() === intent), `no ${intent} query`);
     });
 
-    // The seed's targets (70% / 80%) for the rule stages alone; as shipped, what it reaches today (issue 17 asks for
-    // P@3 >= 90% and P@5 >= 95%): a ranking change that loses a query here fails CI.
-    const [p3Target, p5Target] = cfg === RANKING_CONFIGURATIONS[0] ? [0.9, 0.9] : [0.7, 0.8];
+    // The seed's targets (70% / 80%) for the rule stages alone; as shipped, issue 17's (P@3 >= 90%, P@5 >= 95%).
+    const [p3Target, p5Target] = cfg === RANKING_CONFIGURATIONS[0] ? [0.9, 0.95] : [0.7, 0.8];
     it(`reaches P@3 >= ${p3Target * 100}% and P@5 >= ${p5Target * 100}%`, async () => {
       const { results, p3, p5 } = await runReferenceSuite(engine, REPO_ROOT);
       const report = results.map((r) => `${r.rank || '>10'}\t${r.query.query}\t[${r.top.join(', ')}]`).join('\n');

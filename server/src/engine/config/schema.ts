@@ -104,6 +104,12 @@ export const RetrievalConfigSchema = z
     stage1TopK: z.number().int().min(1).max(10_000).default(100),
     /** Dense neighbours fetched per query. */
     denseTopK: z.number().int().min(1).max(10_000).default(100),
+    /**
+     * Factor on the dense similarity of prose (Markdown sections, text files) before fusion, for a query that asks no
+     * information question (seed 004 intents): the code model puts prose nearer to any English sentence than code,
+     * so documentation outranked the code a description asks for (1 = off).
+     */
+    denseProseFactor: z.number().min(0).max(1).default(0.9),
     rrfK: z.number().min(1).default(60),
     /** Stage-2 weights of the staged mode (seed 003 tri-hybrid). */
     stagedWeights: StagedWeightsSchema.default({ bm25: 0.3, semantic: 0.4, activation: 0.3 }),

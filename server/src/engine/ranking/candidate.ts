@@ -37,6 +37,8 @@ export interface Candidate {
   bm25?: { score: number; matches: TermMatch[]; wordOverlap?: number };
   /** Dense channel: cosine similarity and rank among the dense neighbours (0 when scored outside the kNN). */
   dense?: { similarity: number; rank: number };
+  /** The factor retrieval put on the dense similarity of a prose chunk (`retrieval.denseProseFactor`), when it did. */
+  denseDiscount?: number;
   /** Found through the conformance index ("what implements X"). */
   conformsTo?: string;
   /**

@@ -4,7 +4,8 @@
  * dense channel cannot serve, the search runs on BM25 alone and says so (seed 002 FR-021a).
  */
 import { dirOf, folderPackage } from '../chunking/languages/go/packages';
-import type { Chunk } from '../types';
+import { PROSE_KINDS, type Chunk } from '../types';
+import { detectInformationIntent } from '../ranking/intents/information';
 import type { ChunkStore, ConformanceRow } from '../store/chunkStore';
 import type { LexicalHit, LexicalIndex } from '../store/lexical/lexicalIndex';
 import type { VectorStore } from '../store/vectorStore';
@@ -141,7 +142,7 @@ export async function retrieve(ctx: RetrievalContext, q: ParsedQuery, limit: num
     }));
     strategy = ['DENSE_ONLY'];
   } else {
-    candidates = cfg.fusion === 'staged' ? await staged(ctx, cfg, hits, denseHits, qvec, overlap) : fuse(cfg, ctx.dense!, q.form, hits, denseHits, lexicalCandidates);
+    candidates = cfg.fusion === 'staged' ? await staged(ctx, cfg, hits, denseHits, qvec, overlap) : fuse(cfg, ctx.dense!, q.form, hits, denseHits, lexicalCandidates, proseFactor(cfg, q));
     strategy = ['HYBRID_SEARCH'];
   }
 
@@ -276,20 +277,38 @@ export function denseWeight(cfg: RetrievalConfig, dense: DenseChannel, form: 'id
   return dense.provider.fusionWeights?.[form] ?? 1;
 }
 
+/**
+ * The factor on prose's dense similarity for this query (`denseProseFactor`): 1 when the query asks an information
+ * question (seed 004: results, methods, usage, definitions, comparisons), which documentation answers.
+ */
+function proseFactor(cfg: RetrievalConfig, q: ParsedQuery): number {
+  return cfg.denseProseFactor < 1 && !detectInformationIntent(q.text) ? cfg.denseProseFactor : 1;
+}
+
+/** The dense hits with prose's similarity times `factor` (`proseFactor`), in their new order (1 = unchanged). */
+export function discountProse<T extends { chunk: Pick<Chunk, 'kind'>; similarity: number }>(hits: readonly T[], factor: number): T[] {
+  if (factor >= 1) return [...hits];
+  return hits.map((d) => (PROSE_KINDS.has(d.chunk.kind) ? { ...d, similarity: d.similarity * factor } : d)).sort((a, b) => b.similarity - a.similarity);
+}
+
 function fuse(
   cfg: RetrievalConfig,
   dense: DenseChannel,
   form: 'identifier' | 'natural',
   hits: LexicalHit[],
-  denseHits: Array<{ chunk: Chunk; similarity: number }>,
+  rawDenseHits: Array<{ chunk: Chunk; similarity: number }>,
   lexicalCandidates: (l: LexicalHit[]) => Candidate[],
+  prose = 1,
 ): Candidate[] {
   const lex = lexicalCandidates(hits);
   const byId = new Map(lex.map((c) => [c.id, c]));
+  const discounted = (d: { chunk: Chunk }) => prose < 1 && PROSE_KINDS.has(d.chunk.kind);
+  const denseHits = discountProse(rawDenseHits, prose);
   denseHits.forEach((d, i) => {
     let c = byId.get(d.chunk.id);
     if (!c) byId.set(d.chunk.id, (c = { id: d.chunk.id, path: d.chunk.path, score: 0, explanation: [] }));
     c.dense = { similarity: d.similarity, rank: i + 1 };
+    if (discounted(d)) c.denseDiscount = prose;
   });
   const w = { lexical: cfg.channelWeights.lexical, dense: denseWeight(cfg, dense, form) };
   let scores: Map<string, number>;
@@ -310,7 +329,7 @@ function fuse(
     c.score = scores.get(c.id) ?? 0;
     const parts = [
       c.bm25 ? `bm25 rank ${lexRank.get(c.id)}` : 'no keyword match',
-      c.dense ? `dense ${round(c.dense.similarity)} rank ${c.dense.rank}` : 'not among dense neighbours',
+      c.dense ? `dense ${round(c.dense.similarity)}${c.denseDiscount ? ` (×${c.denseDiscount}: prose, the question asks for no information)` : ''} rank ${c.dense.rank}` : 'not among dense neighbours',
     ];
     c.explanation.push(`fusion ${cfg.fusion} ${round(c.score * (cfg.fusion === 'rrf' ? 1000 : 1))}${cfg.fusion === 'rrf' ? '‰' : ''} (${parts.join(', ')}; weights bm25 ${w.lexical}, dense ${w.dense})`);
   }
