@@ -107,7 +107,8 @@ export const RetrievalConfigSchema = z
     /**
      * Factor on the dense similarity of prose (Markdown sections, text files) before fusion, for a query that asks no
      * information question (seed 004 intents): the code model puts prose nearer to any English sentence than code,
-     * so documentation outranked the code a description asks for (1 = off).
+     * so documentation outranked the code a description asks for (1 = off). Weighted and reciprocal-rank fusion;
+     * staged fusion keeps seed 003's similarity as it is.
      */
     denseProseFactor: z.number().min(0).max(1).default(0.9),
     rrfK: z.number().min(1).default(60),
