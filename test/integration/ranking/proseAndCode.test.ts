@@ -17,13 +17,19 @@ describe('prose and code in the dense channel (default configuration)', function
     assert.equal(res.matches[0]!.content.symbol, 'delayBeforeAttempt', res.matches.map((m) => m.content.symbol).join(', '));
     const guide = res.matches.filter((m) => m.file.path === 'docs/Retries.md' && m.explanation.some((l) => l.includes('dense')));
     assert.ok(guide.length > 0);
-    for (const m of guide) assert.ok(m.explanation.some((l) => l.includes('(×0.9: prose, the question asks for no information)')), m.explanation.join('\n'));
+    for (const m of guide) assert.ok(m.explanation.some((l) => l.includes('(×0.9: prose, the question asks for no information or usage)')), m.explanation.join('\n'));
+  });
+
+  it('a question about using the library (a how-to): the guide\'s similarity as it is', async () => {
+    const res = await ws.engine().search('how do I set the maximum number of retries', { limit: 10, explain: true });
+    assert.ok(res.matches.some((m) => m.file.path === 'docs/Retries.md'), res.matches.map((m) => m.content.symbol).join(', '));
+    for (const m of res.matches) assert.ok(!m.explanation.some((l) => l.includes('prose, the question asks for no information or usage')), m.explanation.join('\n'));
   });
 
   it('an information question (a comparison): the guide first, its similarity as it is', async () => {
     const res = await ws.engine().search('what is the difference between a retry and a timeout', { limit: 10, explain: true });
     assert.equal(res.matches[0]!.file.path, 'docs/Retries.md', res.matches.map((m) => m.content.symbol).join(', '));
-    for (const m of res.matches) assert.ok(!m.explanation.some((l) => l.includes('prose, the question asks for no information')), m.explanation.join('\n'));
+    for (const m of res.matches) assert.ok(!m.explanation.some((l) => l.includes('prose, the question asks for no information or usage')), m.explanation.join('\n'));
   });
 });
 

@@ -6,6 +6,7 @@
 import { dirOf, folderPackage } from '../chunking/languages/go/packages';
 import { PROSE_KINDS, type Chunk } from '../types';
 import { detectInformationIntent } from '../ranking/intents/information';
+import { asksAboutUsage } from '../ranking/intents/usage';
 import type { ChunkStore, ConformanceRow } from '../store/chunkStore';
 import type { LexicalHit, LexicalIndex } from '../store/lexical/lexicalIndex';
 import type { VectorStore } from '../store/vectorStore';
@@ -279,10 +280,12 @@ export function denseWeight(cfg: RetrievalConfig, dense: DenseChannel, form: 'id
 
 /**
  * The factor on prose's dense similarity for this query (`denseProseFactor`): 1 when the query asks an information
- * question (seed 004: results, methods, usage, definitions, comparisons), which documentation answers.
+ * question (seed 004: results, methods, usage, definitions, comparisons) or how to use the library (a how-to, a
+ * recommendation, what is supported, upgrading: intents/usage.ts), which documentation answers.
  */
 function proseFactor(cfg: RetrievalConfig, q: ParsedQuery): number {
-  return cfg.denseProseFactor < 1 && !detectInformationIntent(q.text) ? cfg.denseProseFactor : 1;
+  if (cfg.denseProseFactor >= 1 || asksAboutUsage(q.text) || detectInformationIntent(q.text)) return 1;
+  return cfg.denseProseFactor;
 }
 
 /** The dense hits with prose's similarity times `factor` (`proseFactor`), in their new order (1 = unchanged). */
@@ -329,7 +332,7 @@ function fuse(
     c.score = scores.get(c.id) ?? 0;
     const parts = [
       c.bm25 ? `bm25 rank ${lexRank.get(c.id)}` : 'no keyword match',
-      c.dense ? `dense ${round(c.dense.similarity)}${c.denseDiscount ? ` (×${c.denseDiscount}: prose, the question asks for no information)` : ''} rank ${c.dense.rank}` : 'not among dense neighbours',
+      c.dense ? `dense ${round(c.dense.similarity)}${c.denseDiscount ? ` (×${c.denseDiscount}: prose, the question asks for no information or usage)` : ''} rank ${c.dense.rank}` : 'not among dense neighbours',
     ];
     c.explanation.push(`fusion ${cfg.fusion} ${round(c.score * (cfg.fusion === 'rrf' ? 1000 : 1))}${cfg.fusion === 'rrf' ? '‰' : ''} (${parts.join(', ')}; weights bm25 ${w.lexical}, dense ${w.dense})`);
   }
