@@ -106,7 +106,8 @@ export const RetrievalConfigSchema = z
     denseTopK: z.number().int().min(1).max(10_000).default(100),
     /**
      * Factor on the dense similarity of prose (Markdown sections, text files) before fusion, for a query that asks no
-     * information question (seed 004 intents): the code model puts prose nearer to any English sentence than code,
+     * information question (seed 004 intents) and not how to use the library (ranking/intents/usage.ts): the code
+     * model puts prose nearer to any English sentence than code,
      * so documentation outranked the code a description asks for (1 = off). Weighted and reciprocal-rank fusion;
      * staged fusion keeps seed 003's similarity as it is.
      */
