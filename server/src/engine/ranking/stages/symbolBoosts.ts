@@ -10,8 +10,9 @@
  *   asks for an interface, protocol or trait ("the interface a new embedding provider must implement") and spells
  *   every word of this interface's name (EmbeddingProvider);
  * - a declaration named in words ×1.3 (`nameInWords`, not a seed parameter): a natural-language description without a
- *   structural target spells every word of a function's, method's or type's own name of two words or more
- *   (`packBatches` for "pack texts into embedding batches"; `ConcurrencyLimiter` for "limit concurrent requests");
+ *   structural target or a typed identifier spells every word of a function's or method's own name of two content
+ *   words or more (`packBatches` for "pack texts into embedding batches"); not a type's, whose names of domain nouns
+ *   (`HTTPRequest`) many questions spell;
  * - conformance match ×1.5: a query identifier is among the chunk's conformances;
  * - conformance implementation ×3.0 (instead of the match boost): for "what implements X", a type declaration
  *   (class, struct, enum, protocol, ...) conforming to X; an extension or impl block that adds the conformance
