@@ -34,7 +34,11 @@ export const CHUNK_KINDS: readonly ChunkKind[] = [
   'extension', 'impl', 'type_alias', 'module', 'namespace', 'variable', 'code', 'text', 'section', 'reasoning',
 ];
 
-/** Kinds of prose: Markdown sections and windows of text files (documentation, not code). */
+/**
+ * Kinds the dense channel treats as prose: Markdown sections and the windows of files Quarry has no grammar for (plain
+ * text and reStructuredText documents, but also JSON, YAML, HTML and SQL: text rather than code to the model; leaving
+ * those out was measured and cost a reference query, BENCHMARKS.md).
+ */
 export const PROSE_KINDS: ReadonlySet<ChunkKind> = new Set<ChunkKind>(['section', 'text']);
 
 /** Kinds that declare a type (seed 000: "type declaration"). */

@@ -105,7 +105,7 @@ export const RetrievalConfigSchema = z
     /** Dense neighbours fetched per query. */
     denseTopK: z.number().int().min(1).max(10_000).default(100),
     /**
-     * Factor on the dense similarity of prose (Markdown sections, text files) before fusion, for a query that asks no
+     * Factor on the dense similarity of prose (Markdown sections, windows of files without a grammar) before fusion, for a query that asks no
      * information question (seed 004 intents) and not how to use the library (ranking/intents/usage.ts): the code
      * model puts prose nearer to any English sentence than code,
      * so documentation outranked the code a description asks for (1 = off). Weighted and reciprocal-rank fusion;
